@@ -1,0 +1,152 @@
+// beatnik (also installed as rocketrig): parse, validate, run, report.
+// Exit codes: 0 success, 2 bad input or unavailable feature, 3 the simulation failed,
+// 1 an unexpected internal error.
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/options.hpp"
+#include "beatnik/app/problem.hpp"
+#include "beatnik/app/report.hpp"
+#include "beatnik/app/simulation.hpp"
+#include "beatnik/base/error.hpp"
+#include "beatnik/io/results_json.hpp"
+#include "beatnik/io/state_csv.hpp"
+
+namespace {
+
+using namespace beatnik;
+
+// Can a file be created at `path`? Checked on rank 0 before anything is written.
+std::string unwritable(const std::string& path, const char* what) {
+  if (path.empty()) return {};
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat st{};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return fmt::format("{} {}: directory '{}' does not exist", what, path, dir);
+  if (access(dir.c_str(), W_OK) != 0) return fmt::format("{} {}: directory '{}' is not writable", what, path, dir);
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return fmt::format("{} {}: is a directory", what, path);
+  return {};
+}
+
+std::string numbered(const std::string& path, long step) {
+  const auto dot = path.find_last_of('.');
+  const auto slash = path.find_last_of('/');
+  const bool ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const std::string tag = fmt::format("_step{:06d}", step);
+  return ext ? path.substr(0, dot) + tag + path.substr(dot) : path + tag;
+}
+
+int run(int argc, char** argv, int rank, int size) {
+  auto say_error = [&](const std::string& msg) {
+    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", msg);
+  };
+
+  // 1. Options and configuration: deterministic on every rank, no communication.
+  app::Options opts;
+  app::RunConfig cfg;
+  try {
+    std::string text;
+    if (app::parse_options(argc, argv, opts, text) == app::ParseOutcome::Exit) {
+      if (rank == 0) fmt::print("{}", text);
+      return 0;
+    }
+    cfg = app::make_run_config(opts, size);
+  } catch (const NotAvailable& e) {
+    say_error(e.what());
+    return 2;
+  } catch (const InputError& e) {
+    say_error(std::string(e.what()) + "\nRun 'beatnik --help' for the options.");
+    return 2;
+  }
+
+  // 2. Output paths: rank 0 looks, everyone hears the verdict.
+  std::string bad_path;
+  if (rank == 0) {
+    bad_path = unwritable(opts.results, "--results");
+    if (bad_path.empty()) bad_path = unwritable(opts.write_state, "--write-state");
+  }
+  int bad = bad_path.empty() ? 0 : 1;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    say_error(bad_path);
+    return 2;
+  }
+
+  std::vector<std::string> args(argv, argv + argc);
+  app::Simulation sim(MPI_COMM_WORLD, cfg);
+  app::print_banner(sim);
+
+  // 3. Time stepping with progress and health checks.
+  const long steps = cfg.steps;
+  const long every = opts.progress_every >= 0 ? opts.progress_every : (steps <= 50 ? 1 : (steps + 49) / 50);
+  app::RunOutcome outcome;
+  const double t0 = wall_seconds();
+  int code = 0;
+  try {
+    while (sim.steps_done() < steps) {
+      sim.step();
+      const long s = sim.steps_done();
+      if (opts.write_state_every > 0 && s % opts.write_state_every == 0 && s < steps)
+        io::write_state_csv(numbered(opts.write_state, s), sim.mesh(), sim.state());
+      if (rank == 0 && every > 0 && (s % every == 0 || s == steps)) {
+        const double el = wall_seconds() - t0;
+        fmt::print("step {:>6}/{}  t = {:.6g}{}  {:.3e} s/step  elapsed {:.2f} s  left {:.2f} s\n", s, steps,
+                   sim.time(), cfg.tau > 0 ? fmt::format(" ({:.3f} tau)", sim.time() / cfg.tau) : "", el / s, el,
+                   el / s * (steps - s));
+        std::fflush(stdout);
+      }
+    }
+  } catch (const SimulationError& e) {
+    outcome.completed = false;
+    outcome.message = e.what();
+    say_error(outcome.message);
+    code = 3;
+  }
+  double wall = wall_seconds() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  outcome.wall_seconds = wall;
+
+  // 4. What the run produced, also after a failure.
+  if (!opts.write_state.empty()) io::write_state_csv(opts.write_state, sim.mesh(), sim.state());
+  const auto doc = app::results_document(sim, outcome, args);
+  if (rank == 0) {
+    if (outcome.completed && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;
+    if (!opts.results.empty()) io::write_json_file(opts.results, doc);
+    app::print_summary(doc);
+    if (!opts.results.empty()) fmt::print("results written to {}\n", opts.results);
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int code = 1;
+  try {
+    code = run(argc, argv, rank, size);
+  } catch (const beatnik::NotAvailable& e) {
+    // Raised while building the run on every rank alike (e.g. a backend missing).
+    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", e.what());
+    code = 2;
+  } catch (const std::exception& e) {
+    // Not known to be raised on every rank: stop them all rather than leave any waiting.
+    fmt::print(stderr, "beatnik: internal error on rank {}: {}\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,86 @@
+#include "beatnik/app/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/build_info.hpp"
+
+namespace beatnik::app {
+
+ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text) {
+  CLI::App app{"beatnik: 3D Rayleigh-Taylor interface instability with the Pandya-Shkoller "
+               "Z-model, built to exercise and measure HPC communication patterns.",
+               "beatnik"};
+  app.set_version_flag("--version", std::string("beatnik ") + build::version + " (" + build::git_revision + ")");
+  app.get_formatter()->column_width(34);
+
+  const char* P = "Problem";
+  app.add_option("--profile", o.profile, "Discretisation profile: consistent (physically consistent, default) or beatnik (reproduces the reference)")->group(P);
+  app.add_option("-I,--initial-condition", o.initial_condition, "Initial height: cos, sech2, random, gaussian")->group(P);
+  app.add_option("-m,--magnitude", o.magnitude, "Initial amplitude m")->group(P);
+  app.add_option("-p,--period", o.period, "Wavelength of cos (length units) / width parameter of sech2")->group(P);
+  app.add_option("--seed", o.seed, "Seed of random/gaussian heights (default: 1e7 * period, as the reference)")->group(P);
+  app.add_option("-T,--tilt", o.tilt, "Tilt of the initial interface (not available yet)")->group(P);
+  app.add_option("-i,--input", o.input, "Restart from a checkpoint (not available yet)")->group(P);
+
+  const char* M = "Mesh and decomposition";
+  app.add_option("-n,--nodes", o.nodes, "Mesh nodes per dimension (before weak scaling)")->group(M);
+  app.add_option("-B,--bounding-box", o.box, "Box half-width B: the surface spans [-B, B]^2")->group(M);
+  app.add_option("-b,--boundary", o.boundary, "Boundary: periodic or free")->group(M);
+  app.add_option("-w,--weak-scale", o.weak_scale, "Weak-scaling factor W: n and B grow by sqrt(W)")->group(M);
+  app.add_option("--ranks-grid", o.ranks_grid, "Process grid PxQ (default: MPI_Dims_create)")->group(M);
+
+  const char* Y = "Physics and model";
+  app.add_option("-O,--order", o.order, "Model order: low, medium, high")->group(Y);
+  app.add_option("-a,--atwood", o.atwood, "Atwood number A (negative: stable stratification)")->group(Y);
+  app.add_option("-g,--gravity", o.gravity, "Gravity in g's (multiplied by 9.81)")->group(Y);
+  app.add_option("-M,--mu", o.mu, "Artificial viscosity, in units of sqrt(dx*dy)")->group(Y);
+  app.add_option("-e,--epsilon", o.epsilon, "Birkhoff-Rott desingularisation, in units of sqrt(dx*dy)")->group(Y);
+  app.add_option("--metric-power", o.metric_power, "p in u_n = -R.w/(2 det(h)^p) (default: 0.5 consistent, 1 beatnik)")->group(Y);
+
+  const char* R = "Birkhoff-Rott solver (medium and high order)";
+  app.add_option("-S,--solver", o.solver, "exact or cutoff")->group(R);
+  app.add_option("-c,--cutoff", o.cutoff, "Cutoff radius of the cutoff solver")->group(R);
+  app.add_option("--br-images", o.br_images, "Periodic images K: (2K+1)^2 centred images (consistent profile)")->group(R);
+
+  const char* S = "Time stepping";
+  app.add_option("-t,--timesteps", o.steps, "Number of steps (default: 1.2 tau of simulated time)")->group(S);
+  app.add_option("-d,--dt", o.dt, "Time step (default: tau/25 low and medium, tau/50 high)")->group(S);
+
+  const char* X = "Execution";
+  app.add_option("-x,--exec", o.exec, "Where kernels run: host (synonyms serial, openmp, threads) or cuda")->group(X);
+
+  const char* F = "Distributed FFT (low and medium order)";
+  app.add_option("-H,--heffte-configuration", o.heffte, "Reference FFT configuration 0..7 (4 all-to-all, 2 pencils, 1 reorder); the options below override it")->group(F);
+  app.add_option("--fft-exchange", o.fft_exchange, "Reshape exchange: alltoallv or p2p")->group(F);
+  app.add_option("--fft-intermediate", o.fft_intermediate, "Intermediate decomposition: slab or pencil")->group(F);
+  app.add_option("--fft-reorder", o.fft_reorder, "contiguous (local transpose, contiguous FFTs) or strided")->group(F);
+  app.add_option("--fft-spectrum", o.fft_spectrum, "Spectral layout: intermediate (stay in the last layout) or input")->group(F);
+  app.add_option("--fftw-plan", o.fftw_plan, "FFTW planning effort: estimate, measure, patient")->group(F);
+
+  const char* W = "Output";
+  app.add_option("-F,--write-frequency", o.write_frequency, "Mesh output every F steps, 0 = none (mesh output is not available yet)")->group(W);
+  app.add_option("-o,--output-dir", o.output_dir, "Directory for mesh output")->group(W);
+  app.add_option("--results", o.results, "Write a JSON results file")->group(W);
+  app.add_option("--write-state", o.write_state, "Write the final state as CSV (i,j,x,y,z,w1,w2)")->group(W);
+  app.add_option("--write-state-every", o.write_state_every, "Also write the state every k steps (FILE gets a _stepNNNNNN suffix)")->group(W);
+  app.add_option("--progress-every", o.progress_every, "Progress line every k steps (0 = none; default: automatic)")->group(W);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    text = app.help();
+    return ParseOutcome::Exit;
+  } catch (const CLI::CallForAllHelp&) {
+    text = app.help("", CLI::AppFormatMode::All);
+    return ParseOutcome::Exit;
+  } catch (const CLI::CallForVersion&) {
+    text = app.version() + "\n";
+    return ParseOutcome::Exit;
+  } catch (const CLI::ParseError& e) {
+    throw InputError(e.what());
+  }
+  return ParseOutcome::Run;
+}
+
+}  // namespace beatnik::app

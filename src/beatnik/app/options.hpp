@@ -1,0 +1,60 @@
+#pragma once
+// Command-line options, exactly as the user typed them (validation and derived values live in
+// problem.hpp). Short options keep the reference's meaning (DECISIONS.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace beatnik::app {
+
+struct Options {
+  // Problem
+  std::string profile = "consistent";
+  std::string initial_condition = "cos";
+  double magnitude = 0.05;
+  double period = 1.0;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> tilt;
+  std::optional<std::string> input;
+  // Mesh and decomposition
+  int nodes = 128;
+  double box = 1.0;
+  std::string boundary = "periodic";
+  int weak_scale = 1;
+  std::string ranks_grid;
+  // Physics and model
+  std::string order = "low";
+  double atwood = 0.5;
+  double gravity = 25.0;
+  double mu = 1.0;
+  double epsilon = 0.25;
+  std::optional<double> metric_power;
+  // Birkhoff–Rott
+  std::string solver = "exact";
+  double cutoff = 0.5;
+  int br_images = 1;
+  // Time stepping
+  std::optional<long> steps;
+  std::optional<double> dt;
+  // Execution
+  std::string exec = "host";
+  // FFT
+  int heffte = 6;
+  std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;
+  std::string fftw_plan = "measure";
+  // Output
+  int write_frequency = 0;
+  std::string output_dir = ".";
+  std::string results;
+  std::string write_state;
+  long write_state_every = 0;
+  long progress_every = -1;  // -1: automatic
+};
+
+enum class ParseOutcome { Run, Exit };
+
+// Parses argv. On --help / --version fills `text` and returns Exit; on a bad option throws
+// InputError with CLI11's message. Identical on every rank (no I/O, no MPI).
+ParseOutcome parse_options(int argc, char** argv, Options& out, std::string& text);
+
+}  // namespace beatnik::app

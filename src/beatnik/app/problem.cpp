@@ -1,0 +1,204 @@
+#include "beatnik/app/problem.hpp"
+
+#include <mpi.h>
+
+#include <cmath>
+#include <string>
+
+#include "beatnik/base/error.hpp"
+
+namespace beatnik::app {
+namespace {
+
+void require(bool ok, const std::string& msg) {
+  if (!ok) throw InputError(msg);
+}
+bool finite(double v) { return std::isfinite(v); }
+
+std::array<int, 2> parse_grid(const std::string& s, int ranks) {
+  const auto x = s.find('x');
+  int p = 0, q = 0;
+  try {
+    size_t a = 0, b = 0;
+    require(x != std::string::npos, "");
+    p = std::stoi(s.substr(0, x), &a);
+    q = std::stoi(s.substr(x + 1), &b);
+    require(a == x && b == s.size() - x - 1, "");
+  } catch (...) {
+    throw InputError("--ranks-grid takes PxQ with positive integers, e.g. 2x3 (got '" + s + "')");
+  }
+  require(p > 0 && q > 0, "--ranks-grid takes PxQ with positive integers (got '" + s + "')");
+  require(p * q == ranks, "--ranks-grid " + s + " has " + std::to_string(p * q) +
+                              " ranks but the run has " + std::to_string(ranks));
+  return {p, q};
+}
+
+}  // namespace
+
+const char* to_string(Profile p) { return p == Profile::Consistent ? "consistent" : "beatnik"; }
+
+mesh::Geometry make_geometry(Profile profile, bool periodic, int n, double B) {
+  mesh::Geometry g;
+  const double L = 2.0 * B;
+  for (int d = 0; d < 2; ++d) {
+    g.periodic[d] = periodic;
+    g.period[d] = L;
+    if (periodic && profile == Profile::Consistent) {
+      g.nodes[d] = n;
+      g.spacing[d] = g.node_spacing[d] = L / n;
+      g.origin[d] = -(n / 2) * g.node_spacing[d];
+    } else if (periodic) {  // reference: n-1 nodes spaced L/(n-1), operators use L/n
+      g.nodes[d] = n - 1;
+      g.node_spacing[d] = L / (n - 1);
+      g.spacing[d] = L / n;
+      g.origin[d] = -((n - 1) / 2) * g.node_spacing[d];
+    } else {  // free: n nodes spanning [-B, B]
+      g.nodes[d] = n;
+      g.spacing[d] = g.node_spacing[d] = L / (n - 1);
+      const double s = ((n - 1) % 2 == 1) ? 0.5 : 0.0;
+      g.origin[d] = (-(n / 2) + s) * g.node_spacing[d];
+    }
+  }
+  return g;
+}
+
+RunConfig make_run_config(const Options& o, int ranks) {
+  RunConfig c;
+  c.options = o;
+
+  // Names
+  require(o.profile == "consistent" || o.profile == "beatnik",
+          "unknown --profile '" + o.profile + "' (choose consistent or beatnik)");
+  c.profile = o.profile == "beatnik" ? Profile::Beatnik : Profile::Consistent;
+  require(o.boundary == "periodic" || o.boundary == "free",
+          "unknown boundary '" + o.boundary + "' (-b periodic or free)");
+  const bool periodic = o.boundary == "periodic";
+  if (o.order == "low") c.model.order = model::Order::Low;
+  else if (o.order == "medium") c.model.order = model::Order::Medium;
+  else if (o.order == "high") c.model.order = model::Order::High;
+  else throw InputError("unknown order '" + o.order + "' (-O low, medium or high)");
+  require(o.solver == "exact" || o.solver == "cutoff",
+          "unknown solver '" + o.solver + "' (-S exact or cutoff)");
+  c.initial.shape = model::parse_initial_shape(o.initial_condition);
+  if (o.exec == "host" || o.exec == "serial" || o.exec == "openmp" || o.exec == "threads")
+    c.space = exec::Space::Host;
+  else if (o.exec == "cuda")
+    c.space = exec::Space::Device;
+  else
+    throw InputError("unknown execution space '" + o.exec + "' (-x host or cuda)");
+  require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
+          "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
+
+  // Numbers
+  require(o.nodes >= 4, "-n/--nodes must be at least 4 (got " + std::to_string(o.nodes) + ")");
+  require(finite(o.box) && o.box > 0, "-B/--bounding-box must be a positive number");
+  require(o.weak_scale >= 1, "-w/--weak-scale must be at least 1");
+  require(finite(o.magnitude), "-m/--magnitude must be a finite number");
+  require(finite(o.period) && o.period > 0, "-p/--period must be positive");
+  require(finite(o.atwood), "-a/--atwood must be a finite number");
+  require(finite(o.gravity) && o.gravity >= 0, "-g/--gravity must be zero or positive");
+  require(finite(o.mu) && o.mu >= 0, "-M/--mu must be zero or positive");
+  require(finite(o.epsilon) && o.epsilon > 0, "-e/--epsilon must be positive");
+  require(finite(o.cutoff) && o.cutoff > 0, "-c/--cutoff must be positive");
+  require(o.br_images >= 0, "--br-images must be zero or positive");
+  require(!o.steps || *o.steps > 0, "-t/--timesteps must be a positive number of steps");
+  require(!o.dt || (finite(*o.dt) && *o.dt > 0), "-d/--dt must be positive");
+  require(o.write_frequency >= 0, "-F/--write-frequency must be zero or positive");
+  require(o.write_state_every >= 0, "--write-state-every must be zero or positive");
+  require(o.progress_every >= -1, "--progress-every must be zero or positive");
+  require(!o.metric_power || finite(*o.metric_power), "--metric-power must be a finite number");
+  require(!o.write_state.empty() || o.write_state_every == 0, "--write-state-every needs --write-state FILE");
+
+  // FFT strategy: the reference code first, then the named options.
+  c.fft = fft::FftOptions::from_reference_code(o.heffte);
+  if (o.fft_exchange) {
+    if (*o.fft_exchange == "alltoallv") c.fft.algorithm = comm::ExchangeAlgorithm::Alltoallv;
+    else if (*o.fft_exchange == "p2p") c.fft.algorithm = comm::ExchangeAlgorithm::P2P;
+    else throw InputError("unknown --fft-exchange '" + *o.fft_exchange + "' (alltoallv or p2p)");
+  }
+  if (o.fft_intermediate) {
+    if (*o.fft_intermediate == "slab") c.fft.intermediate = fft::Intermediate::Slab;
+    else if (*o.fft_intermediate == "pencil") c.fft.intermediate = fft::Intermediate::Pencil;
+    else throw InputError("unknown --fft-intermediate '" + *o.fft_intermediate + "' (slab or pencil)");
+  }
+  if (o.fft_reorder) {
+    require(*o.fft_reorder == "contiguous" || *o.fft_reorder == "strided",
+            "unknown --fft-reorder '" + *o.fft_reorder + "' (contiguous or strided)");
+    c.fft.reorder = *o.fft_reorder == "contiguous";
+  }
+  if (o.fft_spectrum) {
+    require(*o.fft_spectrum == "intermediate" || *o.fft_spectrum == "input",
+            "unknown --fft-spectrum '" + *o.fft_spectrum + "' (intermediate or input)");
+    c.fft.spectrum_in_input_layout = *o.fft_spectrum == "input";
+  }
+  c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
+                 : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
+                                            : fft::PlanEffort::Patient;
+
+  // Derived sizes (MODEL.md §2.2): weak scaling multiplies n and B by sqrt(W).
+  const double sw = std::sqrt(static_cast<double>(o.weak_scale));
+  c.nodes = static_cast<int>(o.nodes * sw);
+  c.half_width = o.box * sw;
+  c.geometry = make_geometry(c.profile, periodic, c.nodes, c.half_width);
+
+  // Process grid
+  if (!o.ranks_grid.empty()) {
+    c.procs = parse_grid(o.ranks_grid, ranks);
+  } else {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(ranks, 2, dims);
+    c.procs = {dims[0], dims[1]};
+  }
+  for (int d = 0; d < 2; ++d)
+    require(c.geometry.nodes[d] >= 2 * c.procs[d],
+            "too many ranks for the mesh: " + std::to_string(c.procs[d]) + " ranks along dimension " +
+                std::to_string(d) + " but only " + std::to_string(c.geometry.nodes[d]) +
+                " nodes; each rank needs at least 2 nodes per dimension (use a larger -n or another --ranks-grid)");
+
+  // Physics
+  c.model.atwood = o.atwood;
+  c.model.gravity = o.gravity * 9.81;
+  const double h = std::sqrt(c.geometry.spacing[0] * c.geometry.spacing[1]);
+  c.model.mu = o.mu * h;
+  c.model.epsilon = o.epsilon * h;
+  c.model.metric_power = o.metric_power ? *o.metric_power : (c.profile == Profile::Beatnik ? 1.0 : 0.5);
+  const double ag = std::fabs(c.model.atwood) * c.model.gravity;
+  if (ag > 0) c.tau = 1.0 / std::sqrt(ag);
+  require(ag > 0 || o.dt, "with -a 0 or -g 0 the time scale tau is undefined: give the step with -d/--dt");
+  c.dt = o.dt ? *o.dt : c.tau / (c.model.order == model::Order::High ? 50.0 : 25.0);
+  // Default length 1.2 tau: the reference's 2 tau blows up at step 33 (VALIDATION O14).
+  c.steps = o.steps ? *o.steps : (c.tau > 0 ? std::lround(1.2 * c.tau / c.dt) : 30);
+  if (c.steps < 1) c.steps = 1;
+
+  c.initial.magnitude = o.magnitude;
+  c.initial.period = o.period;
+  c.initial.seed = o.seed ? *o.seed : static_cast<std::uint64_t>(static_cast<long long>(1e7 * o.period));
+  c.initial.reference_ranges = c.profile == Profile::Beatnik;
+
+  // Combinations
+  if (!periodic && c.model.order != model::Order::High) {
+    if (c.profile == Profile::Consistent)
+      throw InputError(std::string(model::to_string(c.model.order)) +
+                       "-order model with free boundaries: the Riesz transform would treat the "
+                       "free surface as periodic. Use -b periodic, -O high, or --profile beatnik to "
+                       "reproduce the reference's behaviour");
+    c.warnings.push_back("free boundaries at low/medium order: the Riesz transform treats the data as "
+                         "periodic (reference behaviour, --profile beatnik)");
+  }
+
+  // Valid requests that are not built yet.
+  if (c.model.order != model::Order::Low)
+    throw NotAvailable(std::string("-O ") + model::to_string(c.model.order) +
+                       ": the medium- and high-order models need the Birkhoff-Rott solvers, which are "
+                       "not available yet; use -O low");
+  if (o.write_frequency > 0)
+    throw NotAvailable("-F/--write-frequency: mesh output is not available yet; use -F 0 (and "
+                       "--write-state FILE for a CSV of the final state)");
+  if (o.tilt) throw NotAvailable("-T/--tilt: tilted initial interfaces are not available yet");
+  if (o.input) throw NotAvailable("-i/--input: restart from a checkpoint is not available yet");
+  if (c.space == exec::Space::Device && !exec::cuda_built())
+    throw NotAvailable("-x cuda: this beatnik was built without the CUDA backend (build the 'cuda' preset)");
+  return c;
+}
+
+}  // namespace beatnik::app

@@ -1,0 +1,44 @@
+#pragma once
+// From the user's options to a validated, fully derived run configuration (MODEL.md §2.2,
+// DECISIONS.md). Pure function of (options, rank count): every rank reaches the same verdict
+// without communicating, so a bad input never leaves a rank waiting.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/options.hpp"
+#include "beatnik/exec/space.hpp"
+#include "beatnik/fft/fft_options.hpp"
+#include "beatnik/mesh/geometry.hpp"
+#include "beatnik/model/initial_conditions.hpp"
+#include "beatnik/model/parameters.hpp"
+
+namespace beatnik::app {
+
+enum class Profile { Consistent, Beatnik };
+
+struct RunConfig {
+  Options options;  // as given
+  Profile profile = Profile::Consistent;
+  int nodes = 0;       // n after weak scaling
+  double half_width = 0;  // B after weak scaling
+  mesh::Geometry geometry;
+  std::array<int, 2> procs{1, 1};
+  model::ModelParameters model;
+  model::InitialCondition initial;
+  double tau = 0, dt = 0;
+  long steps = 0;
+  exec::Space space = exec::Space::Host;
+  fft::FftOptions fft;
+  std::vector<std::string> warnings;
+};
+
+// Throws InputError (bad value) or NotAvailable (valid request this build cannot do yet).
+RunConfig make_run_config(const Options& options, int ranks);
+
+// Geometry of the surface mesh for -n nodes (after weak scaling) and half-width B.
+mesh::Geometry make_geometry(Profile profile, bool periodic, int nodes, double half_width);
+
+const char* to_string(Profile p);
+
+}  // namespace beatnik::app

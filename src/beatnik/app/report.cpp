@@ -1,0 +1,264 @@
+#include "beatnik/app/report.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "beatnik/app/provenance.hpp"
+#include "beatnik/exec/space.hpp"
+#include "beatnik/io/results_json.hpp"
+
+namespace beatnik::app {
+namespace {
+
+using nlohmann::json;
+
+// Names known to rank 0, broadcast so that every rank reduces the same list.
+std::vector<std::string> common_names(std::vector<std::string> names, MPI_Comm c) {
+  std::string joined;
+  for (const auto& n : names) joined += n + '\n';
+  int len = static_cast<int>(joined.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, c);
+  joined.resize(len);
+  MPI_Bcast(joined.data(), len, MPI_CHAR, 0, c);
+  std::vector<std::string> out;
+  size_t a = 0;
+  for (size_t b; (b = joined.find('\n', a)) != std::string::npos; a = b + 1) out.push_back(joined.substr(a, b - a));
+  return out;
+}
+
+// All ranks' values of x, on rank 0.
+std::vector<double> gather(double x, MPI_Comm c) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(c, &size);
+  MPI_Comm_rank(c, &rank);
+  std::vector<double> all(size);
+  MPI_Gather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, c);
+  return all;
+}
+
+json min_median_max(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return json{{"min", v.front()}, {"median", med}, {"max", v.back()}};
+}
+
+long max_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long>(u.ru_maxrss) * 1024;
+}
+
+json config_json(const Simulation& sim) {
+  const RunConfig& c = sim.config();
+  const Options& o = c.options;
+  json j;
+  j["profile"] = to_string(c.profile);
+  j["order"] = model::to_string(c.model.order);
+  j["initial_condition"] = model::to_string(c.initial.shape);
+  j["magnitude"] = o.magnitude;
+  j["period"] = o.period;
+  j["seed"] = c.initial.seed;
+  j["nodes_option"] = o.nodes;
+  j["weak_scale"] = o.weak_scale;
+  j["nodes_after_weak_scaling"] = c.nodes;
+  j["half_width"] = c.half_width;
+  j["boundary"] = o.boundary;
+  j["mesh_nodes"] = c.geometry.nodes;
+  j["operator_spacing"] = c.geometry.spacing;
+  j["node_spacing"] = c.geometry.node_spacing;
+  j["atwood"] = c.model.atwood;
+  j["gravity"] = c.model.gravity;
+  j["mu_option"] = o.mu;
+  j["mu"] = c.model.mu;
+  j["epsilon_option"] = o.epsilon;
+  j["epsilon"] = c.model.epsilon;
+  j["metric_power"] = c.model.metric_power;
+  j["solver"] = o.solver;
+  j["tau"] = c.tau;
+  j["dt"] = c.dt;
+  j["steps"] = c.steps;
+  j["exec"] = exec::to_string(c.space);
+  j["host_threads"] = exec::host_threads();
+  j["fft"] = c.fft.describe();
+  j["heffte_configuration"] = o.heffte;
+  j["warnings"] = c.warnings;
+  return j;
+}
+
+}  // namespace
+
+json results_document(Simulation& sim, const RunOutcome& outcome, const std::vector<std::string>& argv) {
+  MPI_Comm c = sim.mesh().grid().comm();
+  const int rank = sim.mesh().grid().rank();
+  const long steps = std::max(sim.steps_done(), 1L);
+  json doc;
+  doc["schema"] = "beatnik-results";
+  doc["schema_version"] = io::kResultsSchemaVersion;
+  doc["status"] = outcome.completed ? "completed" : "failed";
+  doc["message"] = outcome.message;
+  doc["provenance"] = provenance(argv, sim.context().host_of_rank());
+  doc["config"] = config_json(sim);
+
+  // Decomposition and placement
+  const auto boxes = sim.mesh().decomposition().all_owned();
+  json dec;
+  dec["ranks"] = sim.mesh().grid().size();
+  dec["grid"] = sim.config().procs;
+  dec["nodes"] = sim.config().geometry.nodes;
+  json jb = json::array();
+  for (const auto& b : boxes) jb.push_back({b.lo[0], b.hi[0], b.lo[1], b.hi[1]});
+  dec["owned_boxes"] = jb;
+  dec["node_of_rank"] = sim.context().node_of_rank();
+  dec["node_count"] = sim.context().node_count();
+  doc["decomposition"] = dec;
+
+  // Timer regions: per-step seconds on each rank, then min / median / max over ranks.
+  std::vector<std::string> names;
+  for (const auto& [n, s] : sim.timers().stats()) names.push_back(n);
+  names = common_names(names, c);
+  const auto& st = sim.timers().stats();
+  json regions;
+  double step_median = 0;
+  for (const auto& n : names) {
+    auto it = st.find(n);
+    const double per_step = it == st.end() ? 0.0 : it->second.seconds / steps;
+    const double calls = it == st.end() ? 0.0 : double(it->second.calls) / steps;
+    const auto all = gather(per_step, c);
+    if (rank == 0) {
+      regions[n] = min_median_max(all);
+      regions[n]["calls_per_step"] = calls;
+      if (n == "step") step_median = regions[n]["median"].get<double>();
+    }
+  }
+  if (rank == 0)
+    for (auto& [n, r] : regions.items()) r["share"] = step_median > 0 ? r["median"].get<double>() / step_median : 0.0;
+  doc["timers"] = {{"unit", "seconds per step"}, {"regions", regions}};
+
+  // Communication: totals over ranks and the busiest rank, per pattern and locality.
+  std::vector<std::string> patterns;
+  for (const auto& [n, s] : sim.comm_stats().stats()) patterns.push_back(n);
+  patterns = common_names(patterns, c);
+  json comm;
+  const char* loc[3] = {"self", "on_node", "off_node"};
+  for (const auto& p : patterns) {
+    auto it = sim.comm_stats().stats().find(p);
+    comm::PatternStats s = it == sim.comm_stats().stats().end() ? comm::PatternStats{} : it->second;
+    long sum_b[3], sum_m[3], max_b[3];
+    MPI_Reduce(s.bytes, sum_b, 3, MPI_LONG, MPI_SUM, 0, c);
+    MPI_Reduce(s.messages, sum_m, 3, MPI_LONG, MPI_SUM, 0, c);
+    MPI_Reduce(s.bytes, max_b, 3, MPI_LONG, MPI_MAX, 0, c);
+    if (rank == 0) {
+      json j;
+      j["exchanges_per_step_rank0"] = double(s.calls) / steps;
+      for (int k = 0; k < 3; ++k) {
+        j["bytes_total"][loc[k]] = sum_b[k];
+        j["messages_total"][loc[k]] = sum_m[k];
+        j["bytes_busiest_rank"][loc[k]] = max_b[k];
+        j["bytes_per_step_total"][loc[k]] = double(sum_b[k]) / steps;
+      }
+      comm[p] = j;
+    }
+  }
+  doc["communication"] = comm;
+
+  // Per-step wall time, slowest rank.
+  std::vector<double> times = sim.step_seconds();
+  if (rank == 0) MPI_Reduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, 0, c);
+  else MPI_Reduce(times.data(), nullptr, static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, 0, c);
+  doc["steps"] = {{"done", sim.steps_done()}, {"seconds", times}};
+
+  // Performance and memory.
+  const double nodes = double(sim.mesh().global_nodes());
+  double buf = double(sim.buffer_bytes()), rss = double(max_rss_bytes());
+  const double owned = double(sim.mesh().owned().count());
+  double buf_per_node = buf / owned, rss_per_node = rss / owned;
+  MPI_Allreduce(MPI_IN_PLACE, &buf_per_node, 1, MPI_DOUBLE, MPI_MAX, c);
+  MPI_Allreduce(MPI_IN_PLACE, &rss_per_node, 1, MPI_DOUBLE, MPI_MAX, c);
+  MPI_Allreduce(MPI_IN_PLACE, &rss, 1, MPI_DOUBLE, MPI_MAX, c);
+  json perf;
+  perf["wall_seconds"] = outcome.wall_seconds;
+  perf["seconds_per_step"] = outcome.wall_seconds / steps;
+  const double fom = outcome.wall_seconds > 0 ? nodes * sim.steps_done() / outcome.wall_seconds : 0.0;
+  perf["node_updates_per_second"] = fom;
+  perf["grind_time_ns"] = fom > 0 ? 1e9 / fom : 0.0;
+  perf["buffer_bytes_per_node_max_rank"] = buf_per_node;
+  perf["max_rss_bytes_max_rank"] = rss;
+  perf["rss_bytes_per_node_max_rank"] = rss_per_node;
+  doc["performance"] = perf;
+
+  const GlobalDiagnostics d = sim.diagnostics();
+  doc["checksums"] = {{"sum_z3", d.sum_z3},         {"sum_abs_w", d.sum_abs_w}, {"max_z3", d.max_z3},
+                      {"min_z3", d.min_z3},         {"max_abs_w1", d.max_abs_w1}, {"max_abs_w2", d.max_abs_w2},
+                      {"nonfinite_values", d.nonfinite}};
+  return doc;
+}
+
+void print_banner(const Simulation& sim) {
+  if (sim.mesh().grid().rank() != 0) return;
+  const RunConfig& c = sim.config();
+  const auto& g = c.geometry;
+  fmt::print("beatnik: Z-model, {} order, profile {}\n", model::to_string(c.model.order), to_string(c.profile));
+  fmt::print("  mesh        {} x {} nodes ({}), box [-{:g}, {:g}]^2, weak scale {}\n", g.nodes[0], g.nodes[1],
+             c.options.boundary, c.half_width, c.half_width, c.options.weak_scale);
+  fmt::print("  ranks       {} as {} x {}, {} node(s), exec {} ({} thread(s) per rank)\n", sim.mesh().grid().size(),
+             c.procs[0], c.procs[1], sim.context().node_count(), exec::to_string(c.space), exec::host_threads());
+  fmt::print("  physics     A = {:g}, g = {:g} ({:g} g's), M = {:g} (mu = {:.6g}), e = {:g} (eps = {:.6g}), p = {:g}\n",
+             c.model.atwood, c.model.gravity, c.options.gravity, c.options.mu, c.model.mu, c.options.epsilon,
+             c.model.epsilon, c.model.metric_power);
+  fmt::print("  initial     {} m = {:g} p = {:g}\n", model::to_string(c.initial.shape), c.initial.magnitude,
+             c.initial.period);
+  fmt::print("  time        {} steps of dt = {:.6g} (tau = {:.6g}, t_final = {:.6g})\n", c.steps, c.dt, c.tau,
+             c.steps * c.dt);
+  fmt::print("  fft         -H {}: {}\n", c.options.heffte, c.fft.describe());
+  for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
+  std::fflush(stdout);
+}
+
+void print_summary(const json& doc) {
+  const json& regions = doc["timers"]["regions"];
+  std::vector<std::pair<double, std::string>> order;
+  for (auto& [n, r] : regions.items())
+    if (n != "step") order.emplace_back(-r["median"].get<double>(), n);
+  std::sort(order.begin(), order.end());
+  fmt::print("\nTimer regions (seconds per step over ranks)\n");
+  fmt::print("  {:<18} {:>11} {:>11} {:>11} {:>7} {:>7}\n", "region", "min", "median", "max", "share", "calls");
+  auto row = [&](const std::string& n) {
+    const json& r = regions[n];
+    fmt::print("  {:<18} {:>11.4e} {:>11.4e} {:>11.4e} {:>6.1f}% {:>7.1f}\n", n, r["min"].get<double>(),
+               r["median"].get<double>(), r["max"].get<double>(), 100.0 * r["share"].get<double>(),
+               r["calls_per_step"].get<double>());
+  };
+  if (regions.contains("step")) row("step");
+  for (auto& [neg, n] : order) row(n);
+
+  fmt::print("\nCommunication (all ranks, per step)\n");
+  fmt::print("  {:<10} {:>14} {:>14} {:>14} {:>12}\n", "pattern", "self B", "on-node B", "off-node B", "msgs");
+  const long steps = std::max(doc["steps"]["done"].get<long>(), 1L);
+  for (auto& [p, s] : doc["communication"].items()) {
+    long msgs = 0;
+    for (auto& [k, v] : s["messages_total"].items()) msgs += v.get<long>();
+    fmt::print("  {:<10} {:>14.0f} {:>14.0f} {:>14.0f} {:>12.1f}\n", p, s["bytes_per_step_total"]["self"].get<double>(),
+               s["bytes_per_step_total"]["on_node"].get<double>(), s["bytes_per_step_total"]["off_node"].get<double>(),
+               double(msgs) / steps);
+  }
+  const json& perf = doc["performance"];
+  const json& ck = doc["checksums"];
+  fmt::print("\nPerformance\n");
+  fmt::print("  steps                 {}\n", doc["steps"]["done"].get<long>());
+  fmt::print("  wall time             {:.4f} s ({:.4e} s per step)\n", perf["wall_seconds"].get<double>(),
+             perf["seconds_per_step"].get<double>());
+  fmt::print("  figure of merit       {:.4e} node updates per second\n", perf["node_updates_per_second"].get<double>());
+  fmt::print("  grind time            {:.3f} ns per node update\n", perf["grind_time_ns"].get<double>());
+  fmt::print("  memory per node       {:.0f} B in beatnik buffers, {:.0f} B max RSS (busiest rank)\n",
+             perf["buffer_bytes_per_node_max_rank"].get<double>(), perf["rss_bytes_per_node_max_rank"].get<double>());
+  fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),
+             ck["min_z3"].get<double>(), ck["max_abs_w1"].get<double>());
+  std::fflush(stdout);
+}
+
+}  // namespace beatnik::app

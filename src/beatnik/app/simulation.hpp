@@ -1,0 +1,64 @@
+#pragma once
+// One Z-model run: mesh, state, model and integrator built from a RunConfig, stepped with
+// health checks. Used by the program and, on any communicator, by the tests.
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/problem.hpp"
+#include "beatnik/base/timers.hpp"
+#include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/context.hpp"
+#include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/model/diagnostics.hpp"
+#include "beatnik/model/time_integrator.hpp"
+
+namespace beatnik::app {
+
+struct GlobalDiagnostics {
+  double sum_z3 = 0, sum_abs_w = 0, max_z3 = 0, min_z3 = 0, max_abs_w1 = 0, max_abs_w2 = 0;
+  long nonfinite = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(MPI_Comm comm, const RunConfig& config);
+  ~Simulation();
+
+  // One TVD-RK3 step, then the health check: throws SimulationError naming the step, time,
+  // rank and global node if a value became non-finite or the surface tangled (det h <= 0).
+  void step();
+  long steps_done() const { return step_; }
+  double time() const { return step_ * config_.dt; }
+
+  const RunConfig& config() const { return config_; }
+  const comm::Context& context() const { return *ctx_; }
+  const mesh::SurfaceMesh& mesh() const { return *mesh_; }
+  const mesh::Field& state() const { return state_; }
+  model::ZModel& model() { return *model_; }
+  Timers& timers() { return timers_; }
+  const comm::CommStats& comm_stats() const { return stats_; }
+  const std::vector<double>& step_seconds() const { return step_seconds_; }
+
+  // Reduced over all ranks (collective).
+  GlobalDiagnostics diagnostics() const;
+  // Bytes this rank holds in beatnik's own buffers.
+  size_t buffer_bytes() const;
+
+ private:
+  RunConfig config_;
+  std::unique_ptr<comm::Context> ctx_;
+  std::unique_ptr<mesh::SurfaceMesh> mesh_;
+  Timers timers_;
+  comm::CommStats stats_;
+  mesh::Field state_;
+  std::unique_ptr<model::ZModel> model_;
+  std::unique_ptr<model::TimeIntegrator> integrator_;
+  long step_ = 0;
+  std::vector<double> step_seconds_;
+};
+
+}  // namespace beatnik::app

@@ -1,0 +1,46 @@
+#pragma once
+// The 2D Cartesian process grid of the surface mesh and each rank's 8 neighbours.
+#include <mpi.h>
+
+#include <array>
+
+namespace beatnik::comm {
+
+// Direction index of a neighbour offset (di, dj) in {-1,0,1}^2, centre excluded: 0..7.
+constexpr int direction_index(int di, int dj) {
+  const int k = (di + 1) * 3 + (dj + 1);
+  return k < 4 ? k : k - 1;
+}
+constexpr std::array<int, 2> direction_offset(int d) {
+  const int k = d < 4 ? d : d + 1;
+  return {k / 3 - 1, k % 3 - 1};
+}
+
+class CartGrid {
+ public:
+  // Builds a Cartesian communicator over `parent` (rank order kept: reorder = 0).
+  CartGrid(MPI_Comm parent, std::array<int, 2> dims, std::array<bool, 2> periodic);
+  ~CartGrid();
+  CartGrid(const CartGrid&) = delete;
+  CartGrid& operator=(const CartGrid&) = delete;
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return dims_[0] * dims_[1]; }
+  std::array<int, 2> dims() const { return dims_; }
+  std::array<int, 2> coords() const { return coords_; }
+  std::array<int, 2> coords_of(int rank) const;
+  std::array<bool, 2> periodic() const { return periodic_; }
+  // Rank of the neighbour in direction d (direction_index), or MPI_PROC_NULL.
+  int neighbor(int d) const { return neighbors_[d]; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  std::array<int, 2> dims_{1, 1};
+  std::array<int, 2> coords_{0, 0};
+  std::array<bool, 2> periodic_{true, true};
+  std::array<int, 8> neighbors_{};
+};
+
+}  // namespace beatnik::comm

@@ -1,0 +1,37 @@
+#pragma once
+// The MPI world as beatnik sees it: which node each rank is on (for on-node / off-node byte
+// accounting and rank placement), the node-local rank (for GPU binding), host names.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace beatnik::comm {
+
+class Context {
+ public:
+  explicit Context(MPI_Comm comm);
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int node_local_rank() const { return local_rank_; }
+  int node_local_size() const { return local_size_; }
+  int node_count() const { return node_count_; }
+  // Node index (0..node_count-1) of every rank of comm().
+  const std::vector<int>& node_of_rank() const { return node_of_; }
+  const std::vector<std::string>& host_of_rank() const { return host_of_; }
+
+  // For every rank of `sub` (a communicator derived from comm()): 0 = this rank itself,
+  // 1 = another rank on this node, 2 = a rank on another node.
+  std::vector<int> locality(MPI_Comm sub) const;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  int local_rank_ = 0, local_size_ = 1, node_count_ = 1;
+  std::vector<int> node_of_;
+  std::vector<std::string> host_of_;
+};
+
+}  // namespace beatnik::comm

@@ -1,0 +1,144 @@
+#include "beatnik/comm/halo_exchange.hpp"
+
+#include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/exec/parallel_for.hpp"
+
+namespace beatnik::comm {
+namespace {
+
+// Region of direction (di, dj): owned strip next to that side (send) or ghost strip beyond it
+// (receive).
+void add_region(HaloRegions& r, const GhostedLayout& L, int depth, int di, int dj, bool ghost) {
+  auto range = [&](int d, int n, int& lo, int& hi) {
+    if (d == 0) {
+      lo = 0;
+      hi = n;
+    } else if (d < 0) {
+      lo = ghost ? -depth : 0;
+      hi = ghost ? 0 : depth;
+    } else {
+      lo = ghost ? n : n - depth;
+      hi = ghost ? n + depth : n;
+    }
+  };
+  const int k = r.n++;
+  range(di, L.ni, r.i0[k], r.i1[k]);
+  range(dj, L.nj, r.j0[k], r.j1[k]);
+  r.offset[k + 1] = r.offset[k] + long(r.i1[k] - r.i0[k]) * (r.j1[k] - r.j0[k]);
+}
+
+// Buffer element k -> (component, local i, local j). The buffer holds one message per region,
+// back to back; inside a message, component planes follow each other.
+BEATNIK_HOST_DEVICE inline void locate(const HaloRegions& r, int ncomp, long k, int& c, int& i,
+                                       int& j) {
+  int s = 0;
+  while (k >= r.offset[s + 1] * ncomp) ++s;
+  const long count = r.offset[s + 1] - r.offset[s];
+  long e = k - r.offset[s] * ncomp;
+  c = static_cast<int>(e / count);
+  e -= c * count;
+  const int w = r.j1[s] - r.j0[s];
+  i = r.i0[s] + static_cast<int>(e / w);
+  j = r.j0[s] + static_cast<int>(e % w);
+}
+
+}  // namespace
+
+HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern,
+                           int ncomp, exec::Space space, std::vector<int> locality,
+                           CommStats* stats, std::string name)
+    : grid_(grid),
+      layout_(layout),
+      pattern_(pattern),
+      ncomp_(ncomp),
+      space_(space),
+      locality_(std::move(locality)),
+      stats_(stats),
+      name_(std::move(name)) {
+  if (ncomp < 1 || ncomp > ComponentSet::max) throw Error("halo exchange: bad component count");
+  if (pattern.depth > layout.g) throw Error("halo exchange: depth exceeds ghost layers");
+  if (layout.ni < pattern.depth || layout.nj < pattern.depth)
+    throw Error("halo exchange: a rank owns fewer nodes than the halo depth");
+  for (int d = 0; d < 8; ++d) {
+    const auto off = direction_offset(d);
+    const bool corner = off[0] != 0 && off[1] != 0;
+    if (corner && !pattern.corners) continue;
+    const int peer = grid.neighbor(d);
+    if (peer == MPI_PROC_NULL) continue;
+    // Send towards d the strip next to side d; the neighbour there files it under -d.
+    const int s = send_.n;
+    add_region(send_, layout, pattern.depth, off[0], off[1], false);
+    send_peer_[s] = peer;
+    send_tag_[s] = d;
+    const int r = recv_.n;
+    add_region(recv_, layout, pattern.depth, off[0], off[1], true);
+    recv_peer_[r] = peer;
+    recv_tag_[r] = direction_index(-off[0], -off[1]);
+  }
+  const long total = send_.offset[send_.n] * ncomp_;
+  send_buf_ = exec::Buffer<double>(space, total);
+  recv_buf_ = exec::Buffer<double>(space, total);
+  if (space == exec::Space::Device) {
+    send_host_ = exec::Buffer<double>(exec::Space::Host, total);
+    recv_host_ = exec::Buffer<double>(exec::Space::Host, total);
+  }
+}
+
+void HaloExchange::start(const ComponentSet& comps) {
+  if (comps.n != ncomp_) throw Error("halo exchange '" + name_ + "': component count mismatch");
+  const long total = send_.offset[send_.n] * ncomp_;
+  const HaloRegions regions = send_;
+  const GhostedLayout L = layout_;
+  const ComponentSet cs = comps;
+  const int nc = ncomp_;
+  double* buf = send_buf_.data();
+  exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
+    int c, i, j;
+    locate(regions, nc, k, c, i, j);
+    buf[k] = cs.p[c][L.index(i, j)];
+  });
+
+  double* sendp = buf;
+  double* recvp = recv_buf_.data();
+  if (space_ == exec::Space::Device) {  // staged through host memory
+    exec::copy(send_host_.data(), exec::Space::Host, buf, space_, total);
+    sendp = send_host_.data();
+    recvp = recv_host_.data();
+  }
+  MPI_Comm comm = grid_.comm();
+  pending_ = 0;
+  for (int r = 0; r < recv_.n; ++r) {
+    const long n = (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_;
+    check_mpi(MPI_Irecv(recvp + recv_.offset[r] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
+                        recv_peer_[r], recv_tag_[r], comm, &requests_[pending_++]),
+              "MPI_Irecv (halo)");
+  }
+  for (int s = 0; s < send_.n; ++s) {
+    const long n = (send_.offset[s + 1] - send_.offset[s]) * ncomp_;
+    check_mpi(MPI_Isend(sendp + send_.offset[s] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
+                        send_peer_[s], send_tag_[s], comm, &requests_[pending_++]),
+              "MPI_Isend (halo)");
+    if (stats_) stats_->add_message(name_, locality_[send_peer_[s]], n * long(sizeof(double)));
+  }
+  if (stats_) stats_->add_call(name_);
+}
+
+void HaloExchange::finish(const ComponentSet& comps) {
+  check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+  pending_ = 0;
+  const long total = recv_.offset[recv_.n] * ncomp_;
+  if (space_ == exec::Space::Device)
+    exec::copy(recv_buf_.data(), space_, recv_host_.data(), exec::Space::Host, total);
+  const HaloRegions regions = recv_;
+  const GhostedLayout L = layout_;
+  const ComponentSet cs = comps;
+  const int nc = ncomp_;
+  const double* buf = recv_buf_.data();
+  exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
+    int c, i, j;
+    locate(regions, nc, k, c, i, j);
+    cs.p[c][L.index(i, j)] = buf[k];
+  });
+}
+
+}  // namespace beatnik::comm

@@ -1,0 +1,73 @@
+#pragma once
+// Ghost-layer exchange of a 2D block-decomposed field with its 8 (or 4) neighbours.
+// Split phase (start, finish) so that later strategies can overlap it with computation.
+#include <mpi.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "beatnik/base/ghosted_layout.hpp"
+#include "beatnik/comm/cart_grid.hpp"
+#include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/exec/memory.hpp"
+
+namespace beatnik::comm {
+
+// Which ghosts travel: `depth` layers across each face, and the depth x depth corner blocks
+// when `corners` is set (the 9-point Laplacian reads corners; first derivatives do not).
+struct HaloPattern {
+  int depth = 2;
+  bool corners = true;
+};
+
+// Up to 8 component planes exchanged together in one message per neighbour.
+struct ComponentSet {
+  static constexpr int max = 8;
+  double* p[max] = {};
+  int n = 0;
+  void add(double* plane) { p[n++] = plane; }
+};
+
+// Sub-boxes of the local ghosted index space, one per neighbour, packed back to back.
+struct HaloRegions {
+  int n = 0;
+  int i0[8], i1[8], j0[8], j1[8];
+  long offset[9] = {};  // element offset of region r for one component; offset[n] = total
+};
+
+class HaloExchange {
+ public:
+  HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern, int ncomp,
+               exec::Space space, std::vector<int> locality, CommStats* stats, std::string name);
+
+  void start(const ComponentSet& comps);
+  void finish(const ComponentSet& comps);
+  void exchange(const ComponentSet& comps) {
+    start(comps);
+    finish(comps);
+  }
+
+  const std::string& name() const { return name_; }
+  long bytes_per_exchange() const { return send_.offset[send_.n] * ncomp_ * long(sizeof(double)); }
+
+ private:
+  const CartGrid& grid_;
+  GhostedLayout layout_;
+  HaloPattern pattern_;
+  int ncomp_;
+  exec::Space space_;
+  std::vector<int> locality_;
+  CommStats* stats_;
+  std::string name_;
+
+  HaloRegions send_, recv_;
+  int send_peer_[8], recv_peer_[8], send_tag_[8], recv_tag_[8];
+  exec::Buffer<double> send_buf_, recv_buf_;
+  // Staged transport: host copies of the buffers when the field lives on the device.
+  exec::Buffer<double> send_host_, recv_host_;
+  MPI_Request requests_[16];
+  int pending_ = 0;
+};
+
+}  // namespace beatnik::comm

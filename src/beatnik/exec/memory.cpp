@@ -1,0 +1,178 @@
+// Host and device allocation, copies and bookkeeping.
+#include "beatnik/exec/memory.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/exec/parallel_for.hpp"
+
+#if defined(BEATNIK_WITH_CUDA)
+#include <cuda_runtime.h>
+#endif
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace beatnik::exec {
+namespace {
+
+struct Ledger {
+  std::mutex m;
+  std::unordered_map<void*, std::size_t> sizes;
+  std::size_t in_use[2] = {0, 0};
+  std::size_t peak[2] = {0, 0};
+};
+Ledger& ledger() {
+  static Ledger l;
+  return l;
+}
+int idx(Space s) { return s == Space::Host ? 0 : 1; }
+
+#if defined(BEATNIK_WITH_CUDA)
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+#endif
+
+}  // namespace
+
+[[noreturn]] void no_device_backend(const char* what) {
+  throw NotAvailable(std::string(what) +
+                     ": this beatnik was built without the CUDA backend; rebuild with the 'cuda' "
+                     "preset or run with -x host");
+}
+
+#if defined(BEATNIK_WITH_CUDA)
+namespace detail {
+void check_launch(const char* what) { cuda_check(cudaGetLastError(), what); }
+}  // namespace detail
+#endif
+
+bool cuda_built() {
+#if defined(BEATNIK_WITH_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+int device_count() {
+#if defined(BEATNIK_WITH_CUDA)
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+#else
+  return 0;
+#endif
+}
+
+void set_device(int id) {
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaSetDevice(id), "cudaSetDevice");
+#else
+  (void)id;
+  no_device_backend("set_device");
+#endif
+}
+
+void fence(Space s) {
+  if (s == Space::Host) return;
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+#else
+  no_device_backend("fence");
+#endif
+}
+
+int host_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void* allocate(Space s, std::size_t bytes) {
+  void* p = nullptr;
+  if (s == Space::Host) {
+    // Page alignment keeps FFTW on its SIMD paths and suits registered/pinned memory later.
+    const std::size_t align = 4096;
+    p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (!p) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  } else {
+#if defined(BEATNIK_WITH_CUDA)
+    cuda_check(cudaMalloc(&p, bytes), "cudaMalloc");
+#else
+    no_device_backend("allocate");
+#endif
+  }
+  Ledger& l = ledger();
+  std::lock_guard<std::mutex> g(l.m);
+  l.sizes[p] = bytes;
+  l.in_use[idx(s)] += bytes;
+  if (l.in_use[idx(s)] > l.peak[idx(s)]) l.peak[idx(s)] = l.in_use[idx(s)];
+  return p;
+}
+
+void deallocate(Space s, void* p) noexcept {
+  if (!p) return;
+  {
+    Ledger& l = ledger();
+    std::lock_guard<std::mutex> g(l.m);
+    auto it = l.sizes.find(p);
+    if (it != l.sizes.end()) {
+      l.in_use[idx(s)] -= it->second;
+      l.sizes.erase(it);
+    }
+  }
+  if (s == Space::Host) {
+    std::free(p);
+  } else {
+#if defined(BEATNIK_WITH_CUDA)
+    cudaFree(p);
+#endif
+  }
+}
+
+void copy_bytes(void* dst, Space ds, const void* src, Space ss, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (ds == Space::Host && ss == Space::Host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+#else
+  no_device_backend("copy");
+#endif
+}
+
+void fill_zero(Space s, void* p, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (s == Space::Host) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaMemset(p, 0, bytes), "cudaMemset");
+#else
+  no_device_backend("fill_zero");
+#endif
+}
+
+std::size_t bytes_in_use(Space s) {
+  std::lock_guard<std::mutex> g(ledger().m);
+  return ledger().in_use[idx(s)];
+}
+std::size_t peak_bytes(Space s) {
+  std::lock_guard<std::mutex> g(ledger().m);
+  return ledger().peak[idx(s)];
+}
+
+}  // namespace beatnik::exec

@@ -1,0 +1,113 @@
+#pragma once
+// Distributed 2D complex FFT of a block-decomposed array: local batched 1D transforms composed
+// with comm::Redistributor reshapes, in the order the FftOptions ask for. The caller supplies
+// element functions for the first pack (block data -> complex) and the last unpack, so building
+// the complex input and taking the real output cost no extra pass over memory.
+#include <mpi.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "beatnik/base/box.hpp"
+#include "beatnik/base/complex.hpp"
+#include "beatnik/base/timers.hpp"
+#include "beatnik/comm/context.hpp"
+#include "beatnik/comm/redistributor.hpp"
+#include "beatnik/fft/fft_options.hpp"
+#include "beatnik/fft/local_fft.hpp"
+
+namespace beatnik::fft {
+
+class DistributedFFT {
+ public:
+  // `grid_comm` is the Cartesian communicator whose rank r owns `blocks[r]`; `procs` is its shape.
+  DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm, std::array<int, 2> global,
+                 std::array<int, 2> procs, const std::vector<Box2>& blocks, exec::Space space,
+                 const FftOptions& options, comm::CommStats* stats, Timers* timers);
+  ~DistributedFFT();
+  DistributedFFT(const DistributedFFT&) = delete;
+  DistributedFFT& operator=(const DistributedFFT&) = delete;
+
+  // Forward transform of the block data given by pack(i, j) -> cplx (global indices of this
+  // rank's block). The result is in spectrum(), laid out as spectral_layout() says.
+  template <class Pack>
+  void forward(Pack pack);
+  // Inverse transform of spectrum() (unnormalised); unpack(i, j, cplx) receives the block data.
+  template <class Unpack>
+  void inverse(Unpack unpack);
+
+  cplx* spectrum() const { return work_.data(); }
+  // Global spectral index box of this rank and where each element sits in spectrum().
+  ArrayLayout2 spectral_layout() const { return spectral_; }
+  std::array<int, 2> global() const { return global_; }
+  const FftOptions& options() const { return options_; }
+  // Bytes of the work and communication buffers (memory report).
+  size_t buffer_bytes() const;
+
+ private:
+  struct Step {
+    int reshape = -1;  // index into reshapes_, or -1
+    int fft = -1;      // index into ffts_, or -1
+    ArrayLayout2 from, to;  // work-array layouts on both sides of a reshape (forward direction)
+  };
+  void add_reshape(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
+                   const ArrayLayout2& from_layout, const ArrayLayout2& to_layout);
+  void add_fft(const BatchShape& shape);
+  void work_to_work(const Step& s, bool reverse);
+
+  std::array<int, 2> global_;
+  exec::Space space_;
+  FftOptions options_;
+  Timers* timers_;
+  std::vector<std::unique_ptr<comm::Redistributor>> reshapes_;
+  std::vector<std::unique_ptr<LocalFFT>> ffts_;
+  std::vector<Step> steps_;
+  std::vector<MPI_Comm> owned_comms_;
+  ArrayLayout2 spectral_;
+  exec::Buffer<cplx> work_, send_, recv_;
+  std::vector<BatchShape> shapes_;  // planned once the work array exists
+  const comm::Context& ctx_;
+  comm::CommStats* stats_;
+};
+
+template <class Pack>
+void DistributedFFT::forward(Pack pack) {
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& s = steps_[k];
+    if (s.fft >= 0) {
+      Timers::Scope t(timers_, "fft.local");
+      ffts_[s.fft]->forward(work_.data());
+    } else if (k == 0) {
+      Timers::Scope t(timers_, "fft.reshape");
+      cplx* w = work_.data();
+      const StridedIndex to = indexer(s.to);
+      reshapes_[s.reshape]->execute(send_.data(), recv_.data(), pack,
+                                    [=] BEATNIK_HOST_DEVICE(int i, int j, cplx v) { w[to(i, j)] = v; });
+    } else {
+      work_to_work(s, false);
+    }
+  }
+}
+
+template <class Unpack>
+void DistributedFFT::inverse(Unpack unpack) {
+  for (size_t k = steps_.size(); k-- > 0;) {
+    const Step& s = steps_[k];
+    if (s.fft >= 0) {
+      Timers::Scope t(timers_, "fft.local");
+      ffts_[s.fft]->inverse(work_.data());
+    } else if (k == 0) {
+      Timers::Scope t(timers_, "fft.reshape");
+      const cplx* w = work_.data();
+      const StridedIndex from = indexer(s.to);
+      reshapes_[s.reshape]->execute(
+          send_.data(), recv_.data(), [=] BEATNIK_HOST_DEVICE(int i, int j) { return w[from(i, j)]; },
+          unpack, true);
+    } else {
+      work_to_work(s, true);
+    }
+  }
+}
+
+}  // namespace beatnik::fft

@@ -1,0 +1,25 @@
+#include "beatnik/fft/fft_options.hpp"
+
+#include "beatnik/base/error.hpp"
+
+namespace beatnik::fft {
+
+std::string FftOptions::describe() const {
+  std::string s = std::string("exchange=") + comm::to_string(algorithm);
+  s += intermediate == Intermediate::Slab ? " intermediate=slab" : " intermediate=pencil";
+  s += reorder ? " reorder=contiguous" : " reorder=strided";
+  s += spectrum_in_input_layout ? " spectrum=input-layout" : " spectrum=last-intermediate";
+  s += std::string(" fftw-plan=") + to_string(effort);
+  return s;
+}
+
+FftOptions FftOptions::from_reference_code(int h) {
+  if (h < 0 || h > 7) throw InputError("-H takes 0..7 (bits: 4 all-to-all, 2 pencils, 1 reorder)");
+  FftOptions o;
+  o.algorithm = (h & 4) ? comm::ExchangeAlgorithm::Alltoallv : comm::ExchangeAlgorithm::P2P;
+  o.intermediate = (h & 2) ? Intermediate::Pencil : Intermediate::Slab;
+  o.reorder = (h & 1) != 0;
+  return o;
+}
+
+}  // namespace beatnik::fft

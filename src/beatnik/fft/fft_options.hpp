@@ -1,0 +1,30 @@
+#pragma once
+// How the distributed FFT is carried out: a small value type that prints itself.
+#include <string>
+
+#include "beatnik/comm/redistributor.hpp"
+#include "beatnik/fft/local_fft.hpp"
+
+namespace beatnik::fft {
+
+enum class Intermediate { Slab, Pencil };
+
+struct FftOptions {
+  comm::ExchangeAlgorithm algorithm = comm::ExchangeAlgorithm::Alltoallv;
+  // slab: lines spread over all ranks (global exchanges); pencil: lines within process-grid rows
+  // and columns (exchanges in sub-communicators, one more reshape).
+  Intermediate intermediate = Intermediate::Slab;
+  // true: each line is made contiguous while unpacking, so local FFTs run on contiguous data;
+  // false: data keep the block's memory order and the x transforms are strided.
+  bool reorder = true;
+  // true: the spectrum is returned in the caller's block layout (one more reshape each way);
+  // false: it stays in the last intermediate layout (enough for pointwise multipliers).
+  bool spectrum_in_input_layout = false;
+  PlanEffort effort = PlanEffort::Measure;
+
+  std::string describe() const;
+  // The reference's -H 0..7: bit 4 = all-to-all, 2 = pencils, 1 = reorder.
+  static FftOptions from_reference_code(int h);
+};
+
+}  // namespace beatnik::fft

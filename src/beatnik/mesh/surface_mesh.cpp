@@ -1,0 +1,23 @@
+#include "beatnik/mesh/surface_mesh.hpp"
+
+#include <string>
+
+#include "beatnik/base/error.hpp"
+
+namespace beatnik::mesh {
+
+SurfaceMesh::SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs)
+    : ctx_(ctx), geom_(geom), decomp_(geom.nodes, procs) {
+  if (procs[0] * procs[1] != ctx.size())
+    throw InputError("process grid " + std::to_string(procs[0]) + "x" + std::to_string(procs[1]) +
+                     " does not match " + std::to_string(ctx.size()) + " ranks");
+  for (int d = 0; d < 2; ++d)
+    if (geom.nodes[d] < kGhosts * procs[d])
+      throw InputError("mesh too small for the process grid: each rank needs at least " +
+                       std::to_string(kGhosts) + " nodes per dimension");
+  grid_ = std::make_unique<comm::CartGrid>(ctx.comm(), procs, geom.periodic);
+  owned_ = decomp_.owned(grid_->rank());
+  locality_ = ctx.locality(grid_->comm());
+}
+
+}  // namespace beatnik::mesh

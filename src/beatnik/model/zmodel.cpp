@@ -1,0 +1,120 @@
+#include "beatnik/model/zmodel.hpp"
+
+#include <cmath>
+
+#include "beatnik/exec/parallel_for.hpp"
+
+namespace beatnik::model {
+
+ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelParameters& params,
+               const fft::FftOptions& fft_options, comm::CommStats* stats, Timers* timers)
+    : mesh_(mesh),
+      space_(space),
+      params_(params),
+      timers_(timers),
+      halo_state_(mesh.grid(), mesh.layout(), comm::HaloPattern{mesh::kGhosts, true}, kStateComps,
+                  space, mesh.locality(), stats, "halo"),
+      halo_v_(mesh.grid(), mesh.layout(), comm::HaloPattern{mesh::kGhosts, false}, 1, space,
+              mesh.locality(), stats, "halo"),
+      boundary_(mesh, space),
+      v_(space, mesh.layout(), 1),
+      reisz_(space, GhostedLayout{mesh.layout().ni, mesh.layout().nj, 0}, 1),
+      bad_(space, 1) {
+  if (params.order != Order::Low)
+    throw NotAvailable(std::string(to_string(params.order)) +
+                       "-order model: the Birkhoff-Rott solvers are not available yet; use -O low");
+  const auto& h = mesh.geometry().spacing;
+  spacing_ = Spacing{1.0 / (12.0 * h[0]), 1.0 / (12.0 * h[1]), 1.0 / (h[0] * h[1])};
+  riesz_ = std::make_unique<RieszTransform>(mesh, space, fft_options, stats, timers);
+  reset_health();
+}
+
+void ZModel::gather(const mesh::Field& state) {
+  {
+    Timers::Scope t(timers_, "halo.state");
+    halo_state_.exchange(state.components());
+  }
+  Timers::Scope t(timers_, "boundary");
+  boundary_.shift_periodic_positions(state);
+  boundary_.extrapolate_free(state);
+}
+
+void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
+  gather(state);
+  riesz_->apply(state, kW1, kW2, reisz_);
+
+  const mesh::FieldView s = state.view(), v = v_.view(), rz = reisz_.view(), out = rate.view();
+  const GhostedLayout L = state.layout();
+  const long si = L.si();
+  const Spacing sp = spacing_;
+  const double g2 = 2.0 * params_.gravity, p = params_.metric_power;
+  const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
+  const long ny = mesh_.geometry().nodes[1];
+  long long* bad = bad_.data();
+  {
+    Timers::Scope t(timers_, "zmodel.velocity");
+    exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+      const long k = L.index(i, j);
+      double a[3], b[3];
+      for (int c = 0; c < 3; ++c) {
+        a[c] = d_x(s.comp(c) + k, si, sp);
+        b[c] = d_y(s.comp(c) + k, si, sp);
+      }
+      const double h11 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+      const double h12 = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+      const double h22 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+      const double det = h11 * h22 - h12 * h12;
+      const double w1 = s(kW1, i, j), w2 = s(kW2, i, j);
+      // Broken (non-finite) or tangled (det h <= 0) surface: remember where; the run loop
+      // reports it. Encoded as 2·(global index) + (1 if non-finite).
+      const bool nonfinite = !std::isfinite(det) || !std::isfinite(w1) || !std::isfinite(w2) ||
+                             !std::isfinite(s(kZ3, i, j));
+      if (nonfinite || !(det > 0.0))
+        exec::atomic_min(bad, 2 * ((gi0 + i) * ny + (gj0 + j)) + (nonfinite ? 1 : 0));
+      const double inv_sqrt_det = 1.0 / std::sqrt(det);
+      const double det_p = p == 1.0 ? det : (p == 0.5 ? std::sqrt(det) : std::pow(det, p));
+      const double zn = -0.5 * rz(0, i, j) / det_p;
+      const double n0 = (a[1] * b[2] - a[2] * b[1]) * inv_sqrt_det;
+      const double n1 = (a[2] * b[0] - a[0] * b[2]) * inv_sqrt_det;
+      const double n2 = (a[0] * b[1] - a[1] * b[0]) * inv_sqrt_det;
+      out(kZ1, i, j) = zn * n0;
+      out(kZ2, i, j) = zn * n1;
+      out(kZ3, i, j) = zn * n2;
+      v(0, i, j) = zn * zn - 0.25 * (h22 * w1 * w1 - 2.0 * h12 * w1 * w2 + h11 * w2 * w2) / det -
+                   g2 * s(kZ3, i, j);
+    });
+  }
+  {
+    Timers::Scope t(timers_, "halo.V");
+    halo_v_.exchange(v_.components());
+  }
+  {
+    Timers::Scope t(timers_, "boundary");
+    boundary_.extrapolate_free(v_);
+  }
+  const double A = params_.atwood, mu = params_.mu;
+  Timers::Scope t(timers_, "zmodel.vorticity");
+  exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const long k = L.index(i, j);
+    const double* vp = v.comp(0) + k;
+    out(kW1, i, j) = A * d_x(vp, si, sp) + mu * laplacian(s.comp(kW1) + k, si, sp);
+    out(kW2, i, j) = A * d_y(vp, si, sp) + mu * laplacian(s.comp(kW2) + k, si, sp);
+  });
+}
+
+void ZModel::reset_health() {
+  const long long none = LLONG_MAX;
+  exec::copy(bad_.data(), space_, &none, exec::Space::Host, 1);
+}
+
+long long ZModel::first_bad_node() const {
+  long long v = 0;
+  exec::copy(&v, exec::Space::Host, bad_.data(), space_, 1);
+  return v;
+}
+
+size_t ZModel::buffer_bytes() const {
+  return v_.bytes() + reisz_.bytes() + riesz_->fft().buffer_bytes();
+}
+
+}  // namespace beatnik::model
