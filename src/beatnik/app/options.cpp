@@ -46,6 +46,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   const char* S = "Time stepping";
   app.add_option("-t,--timesteps", o.steps, "Number of steps (default: 1.2 tau of simulated time)")->group(S);
   app.add_option("-d,--dt", o.dt, "Time step (default: tau/25 low and medium, tau/50 high)")->group(S);
+  app.add_option("--max-stretch", o.max_stretch, "Stop the run where the local mesh stretch det(h)^(1/4) exceeds this (0 = never)")->group(S);
 
   const char* X = "Execution";
   app.add_option("-x,--exec", o.exec, "Where kernels run: host (synonyms serial, openmp, threads) or cuda")->group(X);

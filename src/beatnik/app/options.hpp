@@ -35,6 +35,7 @@ struct Options {
   int br_images = 1;
   // Time stepping
   std::optional<long> steps;
+  double max_stretch = 100.0;
   std::optional<double> dt;
   // Execution
   std::string exec = "host";

@@ -103,6 +103,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   require(o.br_images >= 0, "--br-images must be zero or positive");
   require(!o.steps || *o.steps > 0, "-t/--timesteps must be a positive number of steps");
   require(!o.dt || (finite(*o.dt) && *o.dt > 0), "-d/--dt must be positive");
+  require(finite(o.max_stretch) && o.max_stretch >= 0, "--max-stretch must be zero or positive");
   require(o.write_frequency >= 0, "-F/--write-frequency must be zero or positive");
   require(o.write_state_every >= 0, "--write-state-every must be zero or positive");
   require(o.progress_every >= -1, "--progress-every must be zero or positive");
@@ -157,6 +158,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
 
   // Physics
   c.model.atwood = o.atwood;
+  c.model.max_stretch = o.max_stretch;
   c.model.gravity = o.gravity * 9.81;
   const double h = std::sqrt(c.geometry.spacing[0] * c.geometry.spacing[1]);
   c.model.mu = o.mu * h;

@@ -43,14 +43,18 @@ void Simulation::step() {
   exec::fence(config_.space);
   step_seconds_.push_back(wall_seconds() - t0);
   if (bad != LLONG_MAX) {
-    const long node = static_cast<long>(bad / 2);
+    const long node = static_cast<long>(bad / 4);
     const int ny = config_.geometry.nodes[1];
     const int gi = static_cast<int>(node / ny), gj = static_cast<int>(node % ny);
     int owner = 0;
     const auto boxes = mesh_->decomposition().all_owned();
     for (int r = 0; r < static_cast<int>(boxes.size()); ++r)
       if (boxes[r].contains(gi, gj)) owner = r;
-    const std::string what = (bad & 1) ? "a non-finite value" : "a tangled surface (det h <= 0)";
+    const int kind = static_cast<int>(bad % 4);
+    const std::string what = kind == model::kBadNonFinite ? "a non-finite value"
+                             : kind == model::kBadTangled ? "a tangled surface (det h <= 0)"
+                                                          : fmt::format("a blow-up (mesh stretched beyond --max-stretch {:g})",
+                                                                        config_.model.max_stretch);
     throw SimulationError(fmt::format(
         "step {} (time {:.6g}{}): {} at global node (i={}, j={}) on rank {}; the run stops here",
         step_, time(), config_.tau > 0 ? fmt::format(" = {:.3f} tau", time() / config_.tau) : "", what, gi, gj,

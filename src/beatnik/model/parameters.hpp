@@ -16,6 +16,8 @@ struct ModelParameters {
   double mu = 0.0;             // artificial viscosity μ_eff = M·√(ΔxΔy)
   double epsilon = 0.0;        // desingularisation ε_eff = e·√(ΔxΔy) (BR solvers)
   double metric_power = 0.5;   // p in u_n = −½·R·ϖ / det(h)^p
+  // Blow-up guard: the run stops where the local mesh stretch det(h)^(1/4) exceeds this (0: off).
+  double max_stretch = 100.0;
 };
 
 }  // namespace beatnik::model

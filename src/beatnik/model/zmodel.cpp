@@ -48,6 +48,8 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   const long si = L.si();
   const Spacing sp = spacing_;
   const double g2 = 2.0 * params_.gravity, p = params_.metric_power;
+  const double st = params_.max_stretch;
+  const double det_limit = st > 0 ? st * st * st * st : HUGE_VAL;  // det h ~ stretch^4
   const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
   const long ny = mesh_.geometry().nodes[1];
   long long* bad = bad_.data();
@@ -65,12 +67,12 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
       const double h22 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
       const double det = h11 * h22 - h12 * h12;
       const double w1 = s(kW1, i, j), w2 = s(kW2, i, j);
-      // Broken (non-finite) or tangled (det h <= 0) surface: remember where; the run loop
-      // reports it. Encoded as 2·(global index) + (1 if non-finite).
+      // Broken (non-finite), tangled (det h <= 0) or blown-up (mesh stretched beyond the limit)
+      // surface: remember the lowest such node; the run loop reports it.
       const bool nonfinite = !std::isfinite(det) || !std::isfinite(w1) || !std::isfinite(w2) ||
                              !std::isfinite(s(kZ3, i, j));
-      if (nonfinite || !(det > 0.0))
-        exec::atomic_min(bad, 2 * ((gi0 + i) * ny + (gj0 + j)) + (nonfinite ? 1 : 0));
+      const int kind = nonfinite ? kBadNonFinite : !(det > 0.0) ? kBadTangled : det > det_limit ? kBadStretched : -1;
+      if (kind >= 0) exec::atomic_min(bad, 4 * ((gi0 + i) * ny + (gj0 + j)) + kind);
       const double inv_sqrt_det = 1.0 / std::sqrt(det);
       const double det_p = p == 1.0 ? det : (p == 0.5 ? std::sqrt(det) : std::pow(det, p));
       const double zn = -0.5 * rz(0, i, j) / det_p;

@@ -14,6 +14,8 @@
 
 namespace beatnik::model {
 
+inline constexpr int kBadTangled = 0, kBadNonFinite = 1, kBadStretched = 2;
+
 class ZModel {
  public:
   ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelParameters& params,
@@ -26,8 +28,8 @@ class ZModel {
   // Halo exchange and boundary conditions of a state field.
   void gather(const mesh::Field& state);
 
-  // Health watch since the last reset: LLONG_MAX if all was well, else 2·(i·Ny + j) + flag for
-  // the lowest bad global node (i, j), flag 1 = non-finite value, 0 = det(h) <= 0 (tangled).
+  // Health watch since the last reset: LLONG_MAX if all was well, else 4·(i·Ny + j) + kind for
+  // the lowest bad global node (i, j), kind one of kBad*.
   void reset_health();
   long long first_bad_node() const;
 
