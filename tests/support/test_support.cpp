@@ -1,0 +1,74 @@
+#include "support/test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "beatnik/io/state_csv.hpp"
+
+namespace beatnik::test {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+app::Options small_options(int nodes) {
+  app::Options o;
+  o.nodes = nodes;
+  o.fftw_plan = "estimate";
+  o.progress_every = 0;
+  return o;
+}
+
+app::RunConfig config_for(const app::Options& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return app::make_run_config(o, size);
+}
+
+std::vector<double> run_and_gather(const app::Options& o, long steps, MPI_Comm comm) {
+  app::Simulation sim(comm, config_for(o, comm));
+  for (long s = 0; s < steps; ++s) sim.step();
+  return io::gather_state(sim.mesh(), sim.state());
+}
+
+std::vector<double> serial_reference(const app::Options& o, long steps) {
+  app::Options serial = o;
+  serial.ranks_grid.clear();
+  if (world_rank() != 0) return {};
+  return run_and_gather(serial, steps, MPI_COMM_SELF);
+}
+
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b, int stride) {
+  if (a.size() != b.size()) return HUGE_VAL;
+  double worst = 0;
+  for (int c = 0; c < stride; ++c) {
+    double d = 0, m = 0;
+    for (size_t k = c; k < a.size(); k += stride) {
+      d = std::max(d, std::fabs(a[k] - b[k]));
+      m = std::max(m, std::fabs(b[k]));
+    }
+    worst = std::max(worst, m > 0 ? d / m : d);
+  }
+  return worst;
+}
+
+bool all_ranks(bool ok) {
+  int v = ok ? 1 : 0, r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return r == 1;
+}
+
+MPI_Comm first_ranks(int k) {
+  MPI_Comm c;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &c);
+  return c;
+}
+
+}  // namespace beatnik::test

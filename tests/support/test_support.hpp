@@ -1,0 +1,40 @@
+#pragma once
+// Shared helpers of the tests: small run configurations, running a simulation on a
+// communicator, gathering fields, and comparing against serial references.
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/problem.hpp"
+#include "beatnik/app/simulation.hpp"
+
+namespace beatnik::test {
+
+int world_rank();
+int world_size();
+
+// Options for a small, fast run (FFTW estimate plans, no progress output).
+app::Options small_options(int nodes = 32);
+
+// Configuration for `comm` (its size picks the process grid unless options say otherwise).
+app::RunConfig config_for(const app::Options& o, MPI_Comm comm);
+
+// Runs `steps` steps on `comm`; returns the gathered state (5 values per node in global
+// (i, j) order) on the communicator's rank 0, empty elsewhere.
+std::vector<double> run_and_gather(const app::Options& o, long steps, MPI_Comm comm = MPI_COMM_WORLD);
+
+// The same run on one rank (MPI_COMM_SELF), computed on world rank 0 only.
+std::vector<double> serial_reference(const app::Options& o, long steps);
+
+// max |a - b| / max |b| over all entries (component by component when stride > 1).
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b, int stride = 1);
+
+// True on every rank if `ok` is true on every rank (so ranks agree before asserting).
+bool all_ranks(bool ok);
+
+// Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
+MPI_Comm first_ranks(int k);
+
+}  // namespace beatnik::test
