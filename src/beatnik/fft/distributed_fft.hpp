@@ -45,16 +45,20 @@ class DistributedFFT {
   // Bytes of the work and communication buffers (memory report).
   size_t buffer_bytes() const;
 
- private:
+ public:
   struct Step {
     int reshape = -1;  // index into reshapes_, or -1
     int fft = -1;      // index into ffts_, or -1
     ArrayLayout2 from, to;  // work-array layouts on both sides of a reshape (forward direction)
   };
+  // One reshape between two work-array layouts (public only because nvcc's extended lambdas
+  // may not live in private member functions).
+  void work_to_work(const Step& s, bool reverse);
+
+ private:
   void add_reshape(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
                    const ArrayLayout2& from_layout, const ArrayLayout2& to_layout);
   void add_fft(const BatchShape& shape);
-  void work_to_work(const Step& s, bool reverse);
 
   std::array<int, 2> global_;
   exec::Space space_;

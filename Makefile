@@ -1,0 +1,34 @@
+# Convenience front end over CMake presets. `make run` and `make test` work on a fresh
+# Debian/Ubuntu machine (as root they install the missing packages).
+PRESET ?= host
+NP ?= 4
+ARGS ?=
+JOBS ?= $(shell nproc)
+BUILD := build/$(PRESET)
+
+.PHONY: deps configure build run test bench cuda clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+# The default problem (rocket rig, low order) on $(NP) ranks. Extra options: make run ARGS="-n 256".
+run: build
+	scripts/mpirun.sh $(NP) $(BUILD)/beatnik $(ARGS)
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	scripts/bench-lowres.sh $(BUILD)
+
+cuda:
+	@$(MAKE) build PRESET=cuda
+
+clean:
+	rm -rf build

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# mpiexec with the settings a container or a small machine needs: Open MPI as root and more
+# ranks than cores are allowed (MPICH ignores these variables). Usage: scripts/mpirun.sh N prog args...
+set -euo pipefail
+n=$1; shift
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+exec mpiexec -n "$n" "$@"
