@@ -103,6 +103,12 @@ DistributedFFT::~DistributedFFT() {
 void DistributedFFT::add_reshape(MPI_Comm comm, const std::vector<Box2>& from,
                                  const std::vector<Box2>& to, const ArrayLayout2& from_layout,
                                  const ArrayLayout2& to_layout) {
+  // A reshape that moves nothing between ranks and keeps the memory layout is a no-op: skip it
+  // (e.g. pencil steps inside a process row or column of one rank). The first reshape is
+  // always kept: it builds the complex input from the caller's data.
+  const bool same_layout = from_layout.box == to_layout.box && from_layout.si == to_layout.si &&
+                           from_layout.sj == to_layout.sj && from_layout.offset == to_layout.offset;
+  if (!steps_.empty() && same_layout && from == to) return;
   Step s;
   s.reshape = static_cast<int>(reshapes_.size());
   s.from = from_layout;
