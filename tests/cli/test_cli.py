@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Runs the beatnik executable under `mpiexec -n 2` the way a user would and checks exit codes,
+messages and output files. Standard library only. Exit status 0 when every case passes."""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--beatnik", required=True)
+parser.add_argument("--mpiexec", default="mpiexec")
+args = parser.parse_args()
+
+passed, failed = 0, []
+
+
+def run(opts, ranks=2, timeout=120):
+    cmd = [args.mpiexec, "-n", str(ranks), args.beatnik, "--fftw-plan", "estimate"] + opts
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return p
+
+
+def check(name, ok, detail=""):
+    global passed
+    if ok:
+        passed += 1
+    else:
+        failed.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}", flush=True)
+
+
+tmp = tempfile.mkdtemp(prefix="beatnik-cli-")
+results = os.path.join(tmp, "r.json")
+state = os.path.join(tmp, "s.csv")
+
+# (options, text expected in the one error message)
+bad_inputs = [
+    (["-n", "abc"], "nodes"),
+    (["-n", "0"], "at least 4"),
+    (["-n", "-5"], "nodes"),
+    (["-n", "3"], "at least 4"),
+    (["-B", "0"], "bounding-box"),
+    (["-B", "-1.5"], "bounding-box"),
+    (["-B", "x"], "bounding-box"),
+    (["-t", "0"], "timesteps"),
+    (["-t", "1.5"], "timesteps"),
+    (["-d", "0"], "dt"),
+    (["-d", "-0.1"], "dt"),
+    (["-p", "0"], "period"),
+    (["-w", "0"], "weak-scale"),
+    (["-g", "-1"], "gravity"),
+    (["-M", "-1"], "mu"),
+    (["-e", "0"], "epsilon"),
+    (["-c", "0"], "cutoff"),
+    (["-m", "nan"], "magnitude"),
+    (["-a", "0"], "tau is undefined"),
+    (["--max-stretch", "-1"], "max-stretch"),
+    (["-O", "highest"], "unknown order"),
+    (["-S", "fmm"], "unknown solver"),
+    (["-b", "open"], "unknown boundary"),
+    (["--profile", "legacy"], "unknown --profile"),
+    (["-I", "square"], "unknown initial condition"),
+    (["-x", "hip"], "unknown execution space"),
+    (["-H", "8"], "-H"),
+    (["-H", "-1"], "-H"),
+    (["--fft-exchange", "carrier-pigeon"], "fft-exchange"),
+    (["--fft-intermediate", "cube"], "fft-intermediate"),
+    (["--fftw-plan", "exhaustive"], "fftw-plan"),
+    (["--ranks-grid", "3x1"], "3x1"),
+    (["--ranks-grid", "2by1"], "ranks-grid"),
+    (["--ranks-grid", "0x2"], "ranks-grid"),
+    (["-n", "4", "--profile", "beatnik"], "too many ranks"),
+    (["-b", "free"], "free boundaries"),
+    (["--no-such-option"], "no-such-option"),
+    (["--results", "/nonexistent-dir/r.json"], "does not exist"),
+    (["--write-state", "/nonexistent-dir/s.csv"], "does not exist"),
+    (["--write-state", tmp], "is a directory"),
+    (["--write-state-every", "5"], "needs --write-state"),
+    (["-F", "1"], "not available yet"),
+    (["-T", "0.1"], "not available yet"),
+    (["-i", "checkpoint.h5"], "not available yet"),
+]
+
+for opts, expect in bad_inputs:
+    name = "bad input " + " ".join(opts)
+    extra = ["--results", results] if "--results" not in opts else []
+    if "--write-state" not in opts and "--write-state-every" not in opts:
+        extra += ["--write-state", state]
+    p = run(opts + extra, ranks=2, timeout=60)
+    if p is None:
+        check(name, False, "hung (no exit within 60 s)")
+        continue
+    errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
+    check(name + " exit code", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr[-400:]!r}")
+    check(name + " one message", len(errors) == 1, f"{len(errors)} error lines: {p.stderr[-400:]!r}")
+    check(name + " says what is wrong", expect in p.stderr, f"{expect!r} not in {p.stderr[-400:]!r}")
+    check(name + " no abort trace", "MPI_ABORT" not in p.stderr and "MPI_Abort" not in p.stderr, p.stderr[-400:])
+    check(name + " no files", not os.path.exists(results) and not os.path.exists(state)
+          and not os.listdir(tmp), str(os.listdir(tmp)))
+
+# Help and version: exit 0, printed once.
+p = run(["--help"])
+check("help exit", p is not None and p.returncode == 0, "")
+if p is not None:
+    for group in ["Problem", "Mesh and decomposition", "Physics and model", "Time stepping", "Execution",
+                  "Distributed FFT", "Output"]:
+        check(f"help has group {group}", group in p.stdout, "")
+    check("help printed once", p.stdout.count("Usage:") == 1 or p.stdout.count("beatnik [OPTIONS]") == 1,
+          p.stdout[:200])
+p = run(["--version"])
+check("version", p is not None and p.returncode == 0 and p.stdout.startswith("beatnik ")
+      and p.stdout.count("beatnik ") == 1, "" if p is None else p.stdout)
+
+# A small successful run: results file and state file complete and consistent.
+p = run(["-n", "16", "-t", "3", "--results", results, "--write-state", state])
+check("small run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    check("results schema", doc.get("schema") == "beatnik-results" and doc.get("schema_version") == 1, "")
+    check("results status", doc.get("status") == "completed", doc.get("status"))
+    check("results steps", doc["steps"]["done"] == 3 and len(doc["steps"]["seconds"]) == 3, "")
+    check("results timers", "step" in doc["timers"]["regions"] and "fft.local" in doc["timers"]["regions"], "")
+    check("results comm", doc["communication"]["halo"]["bytes_total"]["on_node"] > 0, "")
+    check("results decomposition", doc["decomposition"]["ranks"] == 2, "")
+    rows = list(csv.reader(open(state)))
+    check("state header", rows[0] == ["i", "j", "x", "y", "z", "w1", "w2"], str(rows[0]))
+    check("state rows", len(rows) == 1 + 16 * 16, str(len(rows)))
+    order = [(int(r[0]), int(r[1])) for r in rows[1:]]
+    check("state order", order == sorted(order) and order[0] == (0, 0) and order[-1] == (15, 15), "")
+    check("state max z matches results", abs(max(float(r[4]) for r in rows[1:]) - doc["checksums"]["max_z3"])
+          <= 1e-15 * abs(doc["checksums"]["max_z3"]), "")
+    check("progress printed", "step      3/3" in p.stdout, p.stdout[-300:])
+    check("summary printed", "figure of merit" in p.stdout and "Timer regions" in p.stdout, "")
+    check("no temp files left", sorted(os.listdir(tmp)) == ["r.json", "s.csv"], str(os.listdir(tmp)))
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# The reference's unstable default problem at n = 32: the run stops with exit 3, names step,
+# rank and node, and still writes the results (status failed) and the state.
+p = run(["--profile", "beatnik", "-n", "32", "-t", "60", "--results", results, "--write-state", state])
+check("blow-up exit 3", p is not None and p.returncode == 3, "" if p is None else f"{p.returncode} {p.stderr[-300:]}")
+if p is not None:
+    check("blow-up message", "step" in p.stderr and "rank" in p.stderr and "node" in p.stderr, p.stderr[-300:])
+    ok = os.path.exists(results)
+    check("blow-up results written", ok, "")
+    if ok:
+        doc = json.load(open(results))
+        check("blow-up results status", doc["status"] == "failed" and "step" in doc["message"], doc["status"])
+    check("blow-up state written", os.path.exists(state), "")
+
+print(f"{passed} passed, {len(failed)} failed")
+sys.exit(1 if failed else 0)
