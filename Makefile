@@ -25,7 +25,7 @@ test: build
 	ctest --preset $(PRESET) -j $(JOBS) $(CTEST_ARGS)
 
 bench: build
-	scripts/bench-lowres.sh $(BUILD)
+	bench/low_order_bench.py --beatnik $(BUILD)/beatnik $(BENCH_ARGS)
 
 cuda:
 	@$(MAKE) build PRESET=cuda
