@@ -42,6 +42,18 @@ double cos_mode_amplitude(const Snapshot& s, const mesh::Geometry& g, double kx,
   return num / den;
 }
 
+double sin_cos_amplitude(const Snapshot& s, const mesh::Geometry& g, int c, double kx, double ky, bool sin_in_x) {
+  double num = 0, den = 0;
+  for (int i = 0; i < s.nx; ++i)
+    for (int j = 0; j < s.ny; ++j) {
+      const double x = g.position(0, i), y = g.position(1, j);
+      const double b = sin_in_x ? std::sin(kx * x) * std::cos(ky * y) : std::cos(kx * x) * std::sin(ky * y);
+      num += s(c, i, j) * b;
+      den += b * b;
+    }
+  return num / den;
+}
+
 LinearMode linear_mode(const mesh::Geometry& g, double kx, double ky) {
   LinearMode m;
   const double k[2] = {kx, ky};
@@ -67,7 +79,7 @@ LinearSystem low_order_system(const LinearMode& mode, double atwood, double grav
   return s;
 }
 
-std::vector<double> rk3_amplitudes(const LinearSystem& m, double a0, double dt, int steps) {
+std::vector<std::array<double, 2>> rk3_states(const LinearSystem& m, double a0, double dt, int steps) {
   // P = I + X + X²/2 + X³/6 with X = dt·M, applied to (η, Q).
   const double X[2][2] = {{dt * m.m00, dt * m.m01}, {dt * m.m10, dt * m.m11}};
   auto mul = [](const double A[2][2], const double B[2][2], double C[2][2]) {
@@ -79,14 +91,17 @@ std::vector<double> rk3_amplitudes(const LinearSystem& m, double a0, double dt, 
   mul(X2, X, X3);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) P[i][j] = (i == j ? 1.0 : 0.0) + X[i][j] + X2[i][j] / 2.0 + X3[i][j] / 6.0;
-  std::vector<double> a{a0};
-  double eta = a0, q = 0;
+  std::vector<std::array<double, 2>> out{{a0, 0.0}};
   for (int n = 0; n < steps; ++n) {
-    const double e = P[0][0] * eta + P[0][1] * q;
-    q = P[1][0] * eta + P[1][1] * q;
-    eta = e;
-    a.push_back(eta);
+    const auto [eta, q] = out.back();
+    out.push_back({P[0][0] * eta + P[0][1] * q, P[1][0] * eta + P[1][1] * q});
   }
+  return out;
+}
+
+std::vector<double> rk3_amplitudes(const LinearSystem& m, double a0, double dt, int steps) {
+  std::vector<double> a;
+  for (const auto& s : rk3_states(m, a0, dt, steps)) a.push_back(s[0]);
   return a;
 }
 

@@ -35,6 +35,9 @@ void set_state(app::Simulation& sim, const StateFunction& f);
 // a = Σ z3 cos cos / Σ cos² cos² (VALIDATION O4: the mode amplitude, not a node value).
 double cos_mode_amplitude(const Snapshot& s, const mesh::Geometry& g, double kx, double ky);
 
+// Projection of component c on sin(kx x) cos(ky y) (sx = true) or cos(kx x) sin(ky y).
+double sin_cos_amplitude(const Snapshot& s, const mesh::Geometry& g, int c, double kx, double ky, bool sin_in_x);
+
 // Discrete linear theory of one Fourier mode (kx, ky) on a geometry (VALIDATION §3.2).
 struct LinearMode {
   double r = 1;       // node spacing / operator spacing (product over dims is r²; square here)
@@ -53,6 +56,8 @@ LinearSystem low_order_system(const LinearMode& mode, double atwood, double grav
 // Amplitudes η after 0..steps TVD-RK3 steps of size dt from (η, Q) = (a0, 0): the exact
 // prediction of a correct implementation for a linear mode (P(X) = I + X + X²/2 + X³/6).
 std::vector<double> rk3_amplitudes(const LinearSystem& m, double a0, double dt, int steps);
+// The same recursion, returning (η, Q) after every step.
+std::vector<std::array<double, 2>> rk3_states(const LinearSystem& m, double a0, double dt, int steps);
 
 // Roots s± of s² − m11 s − m01 m10 = 0 and the exact solution (s₊e^{s₋t} − s₋e^{s₊t})/(s₊ − s₋).
 struct Roots {
