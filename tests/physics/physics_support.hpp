@@ -35,12 +35,12 @@ void set_state(app::Simulation& sim, const StateFunction& f);
 // a = Σ z3 cos cos / Σ cos² cos² (VALIDATION O4: the mode amplitude, not a node value).
 double cos_mode_amplitude(const Snapshot& s, const mesh::Geometry& g, double kx, double ky);
 
-// Projection of component c on sin(kx x) cos(ky y) (sx = true) or cos(kx x) sin(ky y).
+// Projection of component c on sin(kx x) cos(ky y) (sin_in_x) or on cos(kx x) sin(ky y).
 double sin_cos_amplitude(const Snapshot& s, const mesh::Geometry& g, int c, double kx, double ky, bool sin_in_x);
 
 // Discrete linear theory of one Fourier mode (kx, ky) on a geometry (VALIDATION §3.2).
 struct LinearMode {
-  double r = 1;       // node spacing / operator spacing (product over dims is r²; square here)
+  double r = 1;       // node spacing / operator spacing (square meshes: the same in both dims)
   double kappa = 0;   // Σ k_j K_j / |k|, K_j the 4th-order difference symbol
   double lambda = 0;  // 9-point Laplacian symbol (negative)
   double knorm = 0;   // |k|

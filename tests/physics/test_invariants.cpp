@@ -38,10 +38,8 @@ double height(double x, double y) {
 std::vector<test::Snapshot> run(const app::Options& o, const std::function<double(int, int)>& z3,
                                 const std::vector<int>& at, double lift = 0.0) {
   app::Simulation sim(MPI_COMM_WORLD, test::config_for(o, MPI_COMM_WORLD));
-  const auto& geo = sim.mesh().geometry();
   test::set_state(sim, [&](int i, int j, double x, double y) { return std::array<double, 5>{x, y, z3(i, j) + lift, 0, 0}; });
   std::vector<test::Snapshot> out;
-  (void)geo;
   for (int s = 1; s <= at.back(); ++s) {
     sim.step();
     for (int a : at)
