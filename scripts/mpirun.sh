@@ -6,4 +6,9 @@ n=$1; shift
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+# OpenMP threads per rank: the cores shared out among the ranks unless the user chose.
+if [ -z "${OMP_NUM_THREADS:-}" ]; then
+  cores=$(nproc)
+  export OMP_NUM_THREADS=$(( cores / n > 0 ? cores / n : 1 ))
+fi
 exec mpiexec -n "$n" "$@"
