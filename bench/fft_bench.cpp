@@ -2,7 +2,8 @@
 // and compares its exchanges with a plain all-to-all of the same per-pair sizes.
 //
 // Per configuration and size N (M = N^2 points):
-//   time      forward + inverse pair, max over ranks, median over --reps after --warmup pairs
+//   time      forward + inverse pair, max over ranks; median (and min) over --reps pairs after
+//             --warmup pairs, times --rounds rounds that visit the configurations in turn
 //   GFLOP/s   2 x 5 M log2(M) / time (the usual FFT convention: two transforms per pair)
 //   sent      bytes this rank sent to other ranks per pair (CommStats, max over ranks; the
 //             padded all-to-all counts its padding)
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -46,6 +48,7 @@ struct BenchOptions {
   bool reference = false;  // the reference's eight -H configurations
   int reps = 10;
   int warmup = 2;
+  int rounds = 1;
   int serial_verify_max = 2048;
   std::string json;
   app::Options program;  // -H, --fft-*, --fftw-plan, --ranks-grid, -x as in beatnik
@@ -217,14 +220,16 @@ Verification verify(fft::DistributedFFT& f, const Problem& p, exec::Space space)
   return v;
 }
 
-struct Timing {
-  double pair = 0, reshape = 0;  // s per forward+inverse pair (median of the per-rep max over ranks)
-  double sent = 0;               // bytes to other ranks per pair (max over ranks)
-  double payload = 0;            // useful bytes to other ranks per pair (max over ranks)
+// Samples of one configuration, gathered over one or more rounds.
+struct Samples {
+  std::vector<double> pairs, reshapes;  // s per forward+inverse pair, max over ranks, one per rep
+  double sent = -1;                     // bytes to other ranks per pair (max over ranks)
+  double payload = 0;                   // useful bytes to other ranks per pair (max over ranks)
 };
 
-Timing time_fft(fft::DistributedFFT& f, const Problem& p, exec::Space space, Timers& timers,
-                comm::CommStats& stats, const BenchOptions& b) {
+// `reps` timed pairs after `warmup` untimed ones, appended to `out`.
+void time_fft(fft::DistributedFFT& f, const Problem& p, exec::Space space, Timers& timers,
+              comm::CommStats& stats, const BenchOptions& b, Samples& out) {
   for (int w = 0; w < b.warmup; ++w) {
     forward_from_input(f, p);
     inverse_to_output(f, p);
@@ -232,7 +237,6 @@ Timing time_fft(fft::DistributedFFT& f, const Problem& p, exec::Space space, Tim
   exec::fence(space);
   stats.reset();
   timers.reset();
-  std::vector<double> pairs, reshapes;
   for (int r = 0; r < b.reps; ++r) {
     const double before = timers.stats().count("fft.reshape") ? timers.stats().at("fft.reshape").seconds : 0.0;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -244,29 +248,27 @@ Timing time_fft(fft::DistributedFFT& f, const Problem& p, exec::Space space, Tim
     const double after = timers.stats().count("fft.reshape") ? timers.stats().at("fft.reshape").seconds : 0.0;
     double v[2] = {t1 - t0, after - before};
     MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    pairs.push_back(v[0]);
-    reshapes.push_back(v[1]);
+    out.pairs.push_back(v[0]);
+    out.reshapes.push_back(v[1]);
   }
-  Timing t;
-  t.pair = median(pairs);
-  t.reshape = median(reshapes);
-  double sent = 0;
-  if (stats.stats().count("fft")) {
-    const auto& s = stats.stats().at("fft");
-    sent = double(s.bytes[1] + s.bytes[2]) / b.reps;
+  if (out.sent < 0) {  // the same every pair: taken from the first block
+    double sent = 0;
+    if (stats.stats().count("fft")) {
+      const auto& s = stats.stats().at("fft");
+      sent = double(s.bytes[1] + s.bytes[2]) / b.reps;
+    }
+    out.sent = max_over_ranks(sent);
+    double payload = 0;
+    for (const auto& r : f.reshapes())
+      payload += r->payload_bytes_to_others(false, sizeof(cplx)) + r->payload_bytes_to_others(true, sizeof(cplx));
+    out.payload = max_over_ranks(payload);
   }
-  t.sent = max_over_ranks(sent);
-  double payload = 0;
-  for (const auto& r : f.reshapes())
-    payload += r->payload_bytes_to_others(false, sizeof(cplx)) + r->payload_bytes_to_others(true, sizeof(cplx));
-  t.payload = max_over_ranks(payload);
-  return t;
 }
 
 // The exchanges of a plan alone, as MPI_Alltoallv with the plan's per-pair counts (NCCL plans:
-// the same with NCCL), forward then reverse: seconds per pair.
-double time_plain_alltoall(const comm::Context& ctx, MPI_Comm cart, const Problem& p, std::array<int, 2> procs,
-                           exec::Space space, fft::FftOptions o, const BenchOptions& b) {
+// the same with NCCL), forward then reverse: seconds per pair appended to `out`.
+void time_plain_alltoall(const comm::Context& ctx, MPI_Comm cart, const Problem& p, std::array<int, 2> procs,
+                         exec::Space space, fft::FftOptions o, const BenchOptions& b, std::vector<double>& out) {
   o.algorithm = o.algorithm == comm::ExchangeAlgorithm::Nccl ? comm::ExchangeAlgorithm::Nccl
                                                              : comm::ExchangeAlgorithm::Alltoallv;
   o.effort = fft::PlanEffort::Estimate;
@@ -282,14 +284,12 @@ double time_plain_alltoall(const comm::Context& ctx, MPI_Comm cart, const Proble
     exec::fence(space);
   };
   for (int w = 0; w < b.warmup; ++w) once();
-  std::vector<double> t;
   for (int r = 0; r < b.reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = wall_seconds();
     once();
-    t.push_back(max_over_ranks(wall_seconds() - t0));
+    out.push_back(max_over_ranks(wall_seconds() - t0));
   }
-  return median(t);
 }
 
 std::string plain_key(const fft::FftOptions& o) {
@@ -308,7 +308,9 @@ int run(int argc, char** argv, int rank, int size) {
   app.add_flag("--reference", b.reference, "The reference's eight -H configurations (spectrum from --fft-spectrum)")
       ->excludes(all);
   app.add_option("--reps", b.reps, "Timed forward+inverse pairs per configuration (median reported)");
-  app.add_option("--warmup", b.warmup, "Untimed pairs before timing");
+  app.add_option("--warmup", b.warmup, "Untimed pairs before each timed block");
+  app.add_option("--rounds", b.rounds,
+                 "Time the configurations in turn this many times (reps each; keeps all plans in memory)");
   app.add_option("--serial-verify-max", b.serial_verify_max,
                  "Largest N verified against a serial FFTW transform (larger: round trip + Parseval only)");
   app.add_option("--json", b.json, "Write the results to this JSON file");
@@ -331,7 +333,8 @@ int run(int argc, char** argv, int rank, int size) {
   app::RunConfig cfg;
   try {
     if (b.sizes.empty()) throw InputError("--sizes needs at least one size");
-    if (b.reps < 1 || b.warmup < 0) throw InputError("--reps must be at least 1 and --warmup at least 0");
+    if (b.reps < 1 || b.warmup < 0 || b.rounds < 1)
+      throw InputError("--reps and --rounds must be at least 1, --warmup at least 0");
     o.nodes = *std::max_element(b.sizes.begin(), b.sizes.end()) + 1;
     cfg = app::make_run_config(o, size);  // validates -x, -H, --fft-*, --ranks-grid as beatnik does
     for (int n : b.sizes)
@@ -361,10 +364,10 @@ int run(int argc, char** argv, int rank, int size) {
 
   if (rank == 0) {
     fmt::print("beatnik-fft-bench: {} ranks ({}x{} grid) on {} node(s), -x {}, {} OpenMP thread(s) per rank, "
-               "{} configuration(s), {} reps after {} warm-up\n",
+               "{} configuration(s), {} round(s) of {} reps after {} warm-up\n",
                size, cfg.procs[0], cfg.procs[1], ctx.node_count(), exec::to_string(space), exec::host_threads(),
-               plans.size(), b.reps, b.warmup);
-    fmt::print("time: forward+inverse pair, max over ranks, median; GFLOP/s = 2 x 5 M log2 M / time (M = N^2);\n"
+               plans.size(), b.rounds, b.reps, b.warmup);
+    fmt::print("time: forward+inverse pair, max over ranks, median and min over reps; GFLOP/s = 2 x 5 M log2 M / time (M = N^2);\n"
                "sent: bytes to other ranks per pair and rank; exch = useful bytes / time in reshapes;\n"
                "a2a = same bytes / plain MPI_Alltoallv of the same per-pair counts; frac = exch / a2a\n");
   }
@@ -381,62 +384,97 @@ int run(int argc, char** argv, int rank, int size) {
       fmt::print("\nN = {} ({}x{} complex doubles), verification: {}\n", n, n, n,
                  serial ? "vs serial FFTW (forward 1e-12), round trip 1e-13, Parseval 1e-12"
                         : "round trip 1e-13 and Parseval 1e-12 (N > --serial-verify-max)");
-      fmt::print("{:>3} {:>10} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n", "-H", "time ms", "GFLOP/s", "sent MB",
-                 "exch GB/s", "a2a GB/s", "frac", "check", "plan");
+      fmt::print("{:>3} {:>10} {:>9} {:>8} {:>9} {:>9} {:>9} {:>5} {:>5}  {}\n", "-H", "median ms", "min ms", "GFLOP/s",
+                 "sent MB", "exch GB/s", "a2a GB/s", "frac", "check", "plan");
     }
-    std::map<std::string, double> plain_cache;
-    double best_time = HUGE_VAL;
-    std::string best_plan;
-    for (const auto& opt : plans) {
+    struct Entry {
+      fft::FftOptions opt;
+      std::unique_ptr<fft::DistributedFFT> f;
       comm::CommStats stats;
       Timers timers;
-      if (space == exec::Space::Device) timers.set_sync([] { exec::fence(exec::Space::Device); });
-      fft::DistributedFFT f(ctx, cart, {n, n}, cfg.procs, p.dec.all_owned(), space, opt, &stats, &timers);
-      const Verification v = verify(f, p, space);
-      all_ok = all_ok && v.ok;
-      const Timing t = time_fft(f, p, space, timers, stats, b);
-      const std::string key = plain_key(opt);
-      if (!plain_cache.count(key)) plain_cache[key] = time_plain_alltoall(ctx, cart, p, cfg.procs, space, opt, b);
-      const double plain = plain_cache[key];
-      const bool moved = t.payload > 0;
-      const double exch_bw = moved && t.reshape > 0 ? t.payload / t.reshape : 0;
-      const double a2a_bw = moved && plain > 0 ? t.payload / plain : 0;
+      Verification v;
+      Samples s;
+    };
+    std::vector<Entry> entries(plans.size());
+    std::map<std::string, std::vector<double>> plain;  // by exchange pattern (plain_key)
+    double best_time = HUGE_VAL;
+    std::string best_plan;
+    auto report = [&](const Entry& e) {
+      const double pair = median(e.s.pairs), reshape = median(e.s.reshapes);
+      const double fastest = *std::min_element(e.s.pairs.begin(), e.s.pairs.end());
+      const double plain_t = median(plain[plain_key(e.opt)]);
+      const bool moved = e.s.payload > 0;
+      const double exch_bw = moved && reshape > 0 ? e.s.payload / reshape : 0;
+      const double a2a_bw = moved && plain_t > 0 ? e.s.payload / plain_t : 0;
       const double frac = a2a_bw > 0 ? exch_bw / a2a_bw : 0;
-      const int h = reference_code_of(opt);
-      if (t.pair < best_time) {
-        best_time = t.pair;
-        best_plan = opt.describe();
+      const int h = reference_code_of(e.opt);
+      if (pair < best_time) {
+        best_time = pair;
+        best_plan = e.opt.describe();
       }
       if (rank == 0) {
         auto or_dash = [&](double x, int digits) { return moved ? fmt::format("{:.{}f}", x, digits) : std::string("-"); };
-        fmt::print("{:>3} {:>10.3f} {:>8.2f} {:>10.3f} {:>9} {:>9} {:>6} {:>6}  {}\n", h >= 0 ? std::to_string(h) : "-",
-                   t.pair * 1e3, flops / t.pair / 1e9, t.sent / 1e6, or_dash(exch_bw / 1e9, 3),
-                   or_dash(a2a_bw / 1e9, 3), or_dash(frac, 2), v.ok ? "ok" : "FAIL", opt.describe());
+        fmt::print("{:>3} {:>10.3f} {:>9.3f} {:>8.2f} {:>9.3f} {:>9} {:>9} {:>5} {:>5}  {}\n", h >= 0 ? std::to_string(h) : "-",
+                   pair * 1e3, fastest * 1e3, flops / pair / 1e9, e.s.sent / 1e6, or_dash(exch_bw / 1e9, 3),
+                   or_dash(a2a_bw / 1e9, 3), or_dash(frac, 2), e.v.ok ? "ok" : "FAIL", e.opt.describe());
         std::fflush(stdout);
       }
       results.push_back({{"n", n},
-                         {"plan", opt.describe()},
+                         {"plan", e.opt.describe()},
                          {"reference_code", h},
-                         {"exchange", comm::to_string(opt.algorithm)},
-                         {"intermediate", opt.intermediate == fft::Intermediate::Slab ? "slab" : "pencil"},
-                         {"reorder", opt.reorder ? "contiguous" : "strided"},
-                         {"spectrum", opt.spectrum_in_input_layout ? "input" : "intermediate"},
-                         {"seconds_per_pair", t.pair},
-                         {"reshape_seconds_per_pair", t.reshape},
-                         {"gflops", flops / t.pair / 1e9},
-                         {"bytes_sent_per_rank_per_pair", t.sent},
-                         {"payload_bytes_per_rank_per_pair", t.payload},
+                         {"exchange", comm::to_string(e.opt.algorithm)},
+                         {"intermediate", e.opt.intermediate == fft::Intermediate::Slab ? "slab" : "pencil"},
+                         {"reorder", e.opt.reorder ? "contiguous" : "strided"},
+                         {"spectrum", e.opt.spectrum_in_input_layout ? "input" : "intermediate"},
+                         {"seconds_per_pair", pair},
+                         {"min_seconds_per_pair", fastest},
+                         {"samples", e.s.pairs.size()},
+                         {"reshape_seconds_per_pair", reshape},
+                         {"gflops", flops / pair / 1e9},
+                         {"bytes_sent_per_rank_per_pair", e.s.sent},
+                         {"payload_bytes_per_rank_per_pair", e.s.payload},
                          {"exchange_bandwidth_Bps", exch_bw},
-                         {"plain_alltoallv_seconds_per_pair", plain},
+                         {"plain_alltoallv_seconds_per_pair", plain_t},
                          {"plain_alltoallv_bandwidth_Bps", a2a_bw},
                          {"fraction_of_alltoall", frac},
                          {"verification",
-                          {{"method", v.method},
-                           {"forward_rel_error", p.serial.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.forward_error)},
-                           {"parseval_rel_error", v.parseval_error},
-                           {"roundtrip_rel_error", v.roundtrip_error},
-                           {"ok", v.ok}}}});
+                          {{"method", e.v.method},
+                           {"forward_rel_error", p.serial.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.v.forward_error)},
+                           {"parseval_rel_error", e.v.parseval_error},
+                           {"roundtrip_rel_error", e.v.roundtrip_error},
+                           {"ok", e.v.ok}}}});
+    };
+    // With several rounds every configuration is timed once per round, in turn, so that a
+    // machine whose load changes over time treats all of them alike (all plans stay alive).
+    for (int round = 0; round < b.rounds; ++round) {
+      std::map<std::string, bool> plain_done;
+      for (size_t k = 0; k < plans.size(); ++k) {
+        Entry& e = entries[k];
+        if (round == 0) {
+          e.opt = plans[k];
+          if (space == exec::Space::Device) e.timers.set_sync([] { exec::fence(exec::Space::Device); });
+          e.f = std::make_unique<fft::DistributedFFT>(ctx, cart, std::array<int, 2>{n, n}, cfg.procs,
+                                                      p.dec.all_owned(), space, e.opt, &e.stats, &e.timers);
+          e.v = verify(*e.f, p, space);
+          all_ok = all_ok && e.v.ok;
+        }
+        time_fft(*e.f, p, space, e.timers, e.stats, b, e.s);
+        const std::string key = plain_key(e.opt);
+        if (!plain_done[key]) {
+          time_plain_alltoall(ctx, cart, p, cfg.procs, space, e.opt, b, plain[key]);
+          plain_done[key] = true;
+        }
+        if (b.rounds == 1) {
+          e.f.reset();
+          report(e);
+        }
+      }
     }
+    if (b.rounds > 1)
+      for (Entry& e : entries) {
+        e.f.reset();
+        report(e);
+      }
     if (rank == 0) fmt::print("best for N = {}: {:.3f} ms  {}\n", n, best_time * 1e3, best_plan);
     best_doc[std::to_string(n)] = {{"plan", best_plan}, {"seconds_per_pair", best_time}};
   }
@@ -450,6 +488,7 @@ int run(int argc, char** argv, int rank, int size) {
                           {"space", exec::to_string(space)},
                           {"reps", b.reps},
                           {"warmup", b.warmup},
+                          {"rounds", b.rounds},
                           {"flop_convention", "2 transforms x 5 M log2 M per forward+inverse pair, M = N^2"},
                           {"results", results},
                           {"best", best_doc}};
