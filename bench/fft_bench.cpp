@@ -335,7 +335,7 @@ int run(int argc, char** argv, int rank, int size) {
     if (b.sizes.empty()) throw InputError("--sizes needs at least one size");
     if (b.reps < 1 || b.warmup < 0 || b.rounds < 1)
       throw InputError("--reps and --rounds must be at least 1, --warmup at least 0");
-    o.nodes = *std::max_element(b.sizes.begin(), b.sizes.end()) + 1;
+    o.nodes = std::max(*std::max_element(b.sizes.begin(), b.sizes.end()) + 1, 4);
     cfg = app::make_run_config(o, size);  // validates -x, -H, --fft-*, --ranks-grid as beatnik does
     for (int n : b.sizes)
       for (int d = 0; d < 2; ++d)
