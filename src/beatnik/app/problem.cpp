@@ -113,9 +113,9 @@ RunConfig make_run_config(const Options& o, int ranks) {
   // FFT strategy: the reference code first, then the named options.
   c.fft = fft::FftOptions::from_reference_code(o.heffte);
   if (o.fft_exchange) {
-    if (*o.fft_exchange == "alltoallv") c.fft.algorithm = comm::ExchangeAlgorithm::Alltoallv;
-    else if (*o.fft_exchange == "p2p") c.fft.algorithm = comm::ExchangeAlgorithm::P2P;
-    else throw InputError("unknown --fft-exchange '" + *o.fft_exchange + "' (alltoallv or p2p)");
+    if (!comm::parse_exchange_algorithm(*o.fft_exchange, c.fft.algorithm))
+      throw InputError("unknown --fft-exchange '" + *o.fft_exchange + "' (" +
+                       comm::exchange_algorithm_names() + ")");
   }
   if (o.fft_intermediate) {
     if (*o.fft_intermediate == "slab") c.fft.intermediate = fft::Intermediate::Slab;
@@ -200,6 +200,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   if (o.input) throw NotAvailable("-i/--input: restart from a checkpoint is not available yet");
   if (c.space == exec::Space::Device && !exec::cuda_built())
     throw NotAvailable("-x cuda: this beatnik was built without the CUDA backend (build the 'cuda' preset)");
+  if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())
+    throw NotAvailable(why);
   return c;
 }
 

@@ -9,12 +9,13 @@ namespace beatnik::comm {
 namespace {
 
 // My box cut by every peer's box, in peer order: the runs I send (or receive).
-void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& theirs,
-                exec::Space space) {
-  std::vector<Segment> segs;
+void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& theirs) {
   const int p = static_cast<int>(theirs.size());
+  t.host.clear();
+  t.peer.clear();
   t.peer_count.assign(p, 0);
   t.peer_offset.assign(p, 0);
+  t.peer_segment.assign(p, -1);
   long off = 0;
   for (int r = 0; r < p; ++r) {
     const Box2 b = intersect(mine, theirs[r]);
@@ -22,14 +23,23 @@ void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& thei
     if (b.empty()) continue;
     t.peer.push_back(r);
     t.peer_count[r] = b.count();
-    segs.push_back(Segment{b.lo[0], b.lo[1], b.extent(1), off});
+    t.peer_segment[r] = static_cast<int>(t.host.size());
+    t.host.push_back(Segment{b.lo[0], b.lo[1], b.extent(1), off, off});
     off += b.count();
   }
   t.total = off;
-  t.count = static_cast<int>(segs.size());
-  t.segments = exec::Buffer<Segment>(space, std::max<size_t>(segs.size(), 1));
-  if (!segs.empty())
-    exec::copy(t.segments.data(), space, segs.data(), exec::Space::Host, segs.size());
+  t.count = static_cast<int>(t.host.size());
+}
+
+// Message slots of the padded all-to-all: partner r's run starts at r * pad.
+void pad_slots(SegmentTable& t, long pad) {
+  for (int r : t.peer) t.host[t.peer_segment[r]].slot = r * pad;
+}
+
+void upload(SegmentTable& t, exec::Space space) {
+  t.segments = exec::Buffer<Segment>(space, std::max<size_t>(t.host.size(), 1));
+  if (!t.host.empty())
+    exec::copy(t.segments.data(), space, t.host.data(), exec::Space::Host, t.host.size());
 }
 
 }  // namespace
@@ -37,9 +47,34 @@ void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& thei
 const char* to_string(ExchangeAlgorithm a) {
   switch (a) {
     case ExchangeAlgorithm::Alltoallv: return "alltoallv";
+    case ExchangeAlgorithm::Alltoall: return "alltoall";
     case ExchangeAlgorithm::P2P: return "p2p";
+    case ExchangeAlgorithm::P2PPipelined: return "p2p-pipelined";
+    case ExchangeAlgorithm::Nccl: return "nccl";
   }
   return "?";
+}
+
+bool parse_exchange_algorithm(const std::string& name, ExchangeAlgorithm& out) {
+  for (ExchangeAlgorithm a : {ExchangeAlgorithm::Alltoallv, ExchangeAlgorithm::Alltoall, ExchangeAlgorithm::P2P,
+                              ExchangeAlgorithm::P2PPipelined, ExchangeAlgorithm::Nccl})
+    if (name == to_string(a)) {
+      out = a;
+      return true;
+    }
+  return false;
+}
+
+const char* exchange_algorithm_names() { return "alltoallv, alltoall, p2p, p2p-pipelined or nccl"; }
+
+std::string exchange_unavailable_reason(ExchangeAlgorithm a, exec::Space space) {
+  (void)space;
+  if (a == ExchangeAlgorithm::Nccl)
+    // The device transport goes here: available when built with BEATNIK_WITH_NCCL and the data
+    // live on the device.
+    return "--fft-exchange nccl: the NCCL transport is not implemented yet (it will need the CUDA "
+           "build with NCCL and -x cuda); use alltoallv, alltoall, p2p or p2p-pipelined";
+  return {};
 }
 
 Redistributor::Redistributor(MPI_Comm comm, const std::vector<Box2>& from,
@@ -52,18 +87,33 @@ Redistributor::Redistributor(MPI_Comm comm, const std::vector<Box2>& from,
       stats_(stats),
       pattern_(std::move(pattern)),
       algorithm_(algorithm) {
+  if (const std::string why = exchange_unavailable_reason(algorithm, space); !why.empty())
+    throw NotAvailable(why);
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   if (static_cast<int>(from.size()) != size_ || static_cast<int>(to.size()) != size_)
     throw Error("redistributor: one box per rank expected");
-  build_side(from_side_, from[rank_], to, space);
-  build_side(to_side_, to[rank_], from, space);
+  build_side(from_side_, from[rank_], to);
+  build_side(to_side_, to[rank_], from);
   self_only_ = size_ == 1;
+  if (algorithm_ == ExchangeAlgorithm::Alltoall) {
+    // Every pair exchanges the same count: the largest any pair of the communicator needs.
+    long mine = 0;
+    for (long c : from_side_.peer_count) mine = std::max(mine, c);
+    for (long c : to_side_.peer_count) mine = std::max(mine, c);
+    check_mpi(MPI_Allreduce(&mine, &pad_, 1, MPI_LONG, MPI_MAX, comm_), "MPI_Allreduce");
+    pad_ = std::max(pad_, 1L);
+    pad_slots(from_side_, pad_);
+    pad_slots(to_side_, pad_);
+  }
+  upload(from_side_, space);
+  upload(to_side_, space);
   counts_.resize(size_);
   displs_.resize(size_);
   rcounts_.resize(size_);
   rdispls_.resize(size_);
   requests_.resize(2 * size_);
+  request_peer_.resize(size_);
 }
 
 Redistributor::~Redistributor() {
@@ -72,7 +122,18 @@ Redistributor::~Redistributor() {
   if (type_ != MPI_DATATYPE_NULL && !finalized) MPI_Type_free(&type_);
 }
 
-long Redistributor::buffer_elements() const { return std::max(from_side_.total, to_side_.total); }
+long Redistributor::buffer_elements() const {
+  if (algorithm_ == ExchangeAlgorithm::Alltoall) return size_ * pad_;
+  return std::max(from_side_.total, to_side_.total);
+}
+
+long Redistributor::payload_bytes_to_others(bool reverse, int elem_bytes) const {
+  const SegmentTable& out = reverse ? to_side_ : from_side_;
+  long b = 0;
+  for (int r : out.peer)
+    if (r != rank_) b += out.peer_count[r] * elem_bytes;
+  return b;
+}
 
 MPI_Datatype Redistributor::element_type(int bytes) {
   if (bytes != type_bytes_) {
@@ -84,56 +145,86 @@ MPI_Datatype Redistributor::element_type(int bytes) {
   return type_;
 }
 
-void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool reverse) {
+char* Redistributor::stage(bool send, size_t bytes) {
+  exec::Buffer<char>& b = send ? host_send_ : host_recv_;
+  if (b.size() < bytes) b = exec::Buffer<char>(exec::Space::Host, bytes);
+  return b.data();
+}
+
+void Redistributor::record(const SegmentTable& out, int elem_bytes) {
+  if (!stats_) return;
+  stats_->add_call(pattern_);
+  if (algorithm_ == ExchangeAlgorithm::Alltoall && !self_only_) {
+    // What travels: a padded message to every rank of the communicator.
+    for (int r = 0; r < size_; ++r) stats_->add_message(pattern_, locality_[r], pad_ * elem_bytes);
+    return;
+  }
+  for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
+}
+
+void Redistributor::exchange_only(const void* send, void* recv, int elem_bytes, bool reverse) {
+  if (self_only_) {  // what execute does with one rank: nothing to send
+    return;
+  }
+  transfer(send, recv, elem_bytes, reverse, false);
+}
+
+void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool reverse, bool count_stats) {
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
+  const bool padded = algorithm_ == ExchangeAlgorithm::Alltoall;
+  const size_t send_bytes = size_t(padded ? size_ * pad_ : out.total) * elem_bytes;
+  const size_t recv_bytes = size_t(padded ? size_ * pad_ : in.total) * elem_bytes;
   const char* sp = static_cast<const char*>(send);
   char* rp = static_cast<char*>(recv);
   if (space_ == exec::Space::Device) {  // staged: the MPI library may not read device memory
-    const size_t need = static_cast<size_t>(buffer_elements()) * elem_bytes;
-    if (host_send_.size() < need) {
-      host_send_ = exec::Buffer<char>(exec::Space::Host, need);
-      host_recv_ = exec::Buffer<char>(exec::Space::Host, need);
-    }
-    exec::copy_bytes(host_send_.data(), exec::Space::Host, send, space_, out.total * elem_bytes);
-    sp = host_send_.data();
-    rp = host_recv_.data();
+    char* hs = stage(true, send_bytes);
+    exec::copy_bytes(hs, exec::Space::Host, send, space_, send_bytes);
+    sp = hs;
+    rp = stage(false, recv_bytes);
   }
   MPI_Datatype t = element_type(elem_bytes);
-  for (int r = 0; r < size_; ++r) {
-    if (out.peer_count[r] > INT_MAX || in.peer_count[r] > INT_MAX || out.total > INT_MAX)
-      throw Error("redistributor: message too large for MPI int counts");
-    counts_[r] = static_cast<int>(out.peer_count[r]);
-    displs_[r] = static_cast<int>(out.peer_offset[r]);
-    rcounts_[r] = static_cast<int>(in.peer_count[r]);
-    rdispls_[r] = static_cast<int>(in.peer_offset[r]);
-  }
-  switch (algorithm_) {
-    case ExchangeAlgorithm::Alltoallv:
-      check_mpi(MPI_Alltoallv(sp, counts_.data(), displs_.data(), t, rp, rcounts_.data(),
-                              rdispls_.data(), t, comm_),
-                "MPI_Alltoallv");
-      break;
-    case ExchangeAlgorithm::P2P: {
-      int n = 0;
-      for (int r : in.peer)
-        check_mpi(MPI_Irecv(rp + in.peer_offset[r] * elem_bytes, rcounts_[r], t, r, 7, comm_,
-                            &requests_[n++]),
-                  "MPI_Irecv");
-      for (int r : out.peer)
-        check_mpi(MPI_Isend(sp + out.peer_offset[r] * elem_bytes, counts_[r], t, r, 7, comm_,
-                            &requests_[n++]),
-                  "MPI_Isend");
-      check_mpi(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-      break;
+  if (padded) {
+    if (pad_ > INT_MAX) throw Error("redistributor: message too large for MPI int counts");
+    check_mpi(MPI_Alltoall(sp, static_cast<int>(pad_), t, rp, static_cast<int>(pad_), t, comm_), "MPI_Alltoall");
+  } else {
+    for (int r = 0; r < size_; ++r) {
+      if (out.peer_count[r] > INT_MAX || in.peer_count[r] > INT_MAX || out.total > INT_MAX || in.total > INT_MAX)
+        throw Error("redistributor: message too large for MPI int counts");
+      counts_[r] = static_cast<int>(out.peer_count[r]);
+      displs_[r] = static_cast<int>(out.peer_offset[r]);
+      rcounts_[r] = static_cast<int>(in.peer_count[r]);
+      rdispls_[r] = static_cast<int>(in.peer_offset[r]);
+    }
+    switch (algorithm_) {
+      case ExchangeAlgorithm::Alltoallv:
+        check_mpi(MPI_Alltoallv(sp, counts_.data(), displs_.data(), t, rp, rcounts_.data(),
+                                rdispls_.data(), t, comm_),
+                  "MPI_Alltoallv");
+        break;
+      case ExchangeAlgorithm::P2P:
+      case ExchangeAlgorithm::P2PPipelined: {  // the pipelined execute path does not come here
+        int n = 0;
+        for (int r : in.peer)
+          check_mpi(MPI_Irecv(rp + in.peer_offset[r] * elem_bytes, rcounts_[r], t, r, 7, comm_,
+                              &requests_[n++]),
+                    "MPI_Irecv");
+        for (int r : out.peer)
+          check_mpi(MPI_Isend(sp + out.peer_offset[r] * elem_bytes, counts_[r], t, r, 7, comm_,
+                              &requests_[n++]),
+                    "MPI_Isend");
+        check_mpi(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        break;
+      }
+      case ExchangeAlgorithm::Nccl:
+      case ExchangeAlgorithm::Alltoall:
+        // Nccl: the device transport belongs here (ncclGroupStart; ncclSend/ncclRecv per
+        // partner on the device buffers, no staging; ncclGroupEnd). Rejected in the constructor.
+        throw Error(std::string("redistributor: no transfer for ") + to_string(algorithm_));
     }
   }
-  if (stats_) {
-    stats_->add_call(pattern_);
-    for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
-  }
-  if (space_ == exec::Space::Device)
-    exec::copy_bytes(recv, space_, rp, exec::Space::Host, in.total * elem_bytes);
+  if (count_stats) record(out, elem_bytes);
+  if (space_ == exec::Space::Device) exec::copy_bytes(recv, space_, rp, exec::Space::Host, recv_bytes);
 }
 
 }  // namespace beatnik::comm

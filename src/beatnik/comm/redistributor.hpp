@@ -3,40 +3,65 @@
 // reshape step of the distributed FFT. Which rank owns which box is all it needs; the exchange
 // algorithm is a run-time strategy, and packing/unpacking are caller-supplied element functions
 // so that type conversion or transposition happens during the copy.
+//
+// Invariant of every algorithm: all packing (reads of the source) finishes before the first
+// unpack (write of the destination), so source and destination may share one array.
 #include <mpi.h>
 
+#include <climits>
 #include <string>
 #include <vector>
 
 #include "beatnik/base/box.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
 namespace beatnik::comm {
 
-enum class ExchangeAlgorithm { Alltoallv, P2P };
-
-const char* to_string(ExchangeAlgorithm a);
-
-// A run of the packed buffer: the elements of `box` in (i outer, j inner) order.
-struct Segment {
-  int i0, j0, width;  // box origin and j-extent
-  long offset;        // first element in the buffer
+// How the packed runs travel. New transports (e.g. a device-resident NCCL exchange) add an
+// enumerator here, a name in to_string/parse_exchange_algorithm, a reason in
+// exchange_unavailable_reason, and a case in Redistributor::transfer (or their own execute path
+// like P2PPipelined).
+enum class ExchangeAlgorithm {
+  Alltoallv,     // MPI_Alltoallv with the exact per-pair counts
+  Alltoall,      // MPI_Alltoall with every pair padded to the largest per-pair count
+  P2P,           // pack all, MPI_Irecv/MPI_Isend to every partner, wait all, unpack all
+  P2PPipelined,  // post receives; pack and send partner by partner; unpack each arrival
+  Nccl,          // NCCL send/recv on device buffers (CUDA build with NCCL; not implemented yet)
 };
 
-// All runs of one direction of an exchange.
+const char* to_string(ExchangeAlgorithm a);
+// Accepts the names to_string prints; false for anything else.
+bool parse_exchange_algorithm(const std::string& name, ExchangeAlgorithm& out);
+// "alltoallv, alltoall, p2p, p2p-pipelined or nccl" (for messages).
+const char* exchange_algorithm_names();
+// Empty when `a` can run with data in `space` in this build; otherwise why not (for NotAvailable).
+std::string exchange_unavailable_reason(ExchangeAlgorithm a, exec::Space space);
+
+// A run of the packed buffer: the elements of a box in (i outer, j inner) order.
+struct Segment {
+  int i0, j0, width;  // box origin and j-extent
+  long offset;        // first element in the dense packed order (0..total)
+  long slot;          // first element in the message buffer (== offset unless padded)
+};
+
+// All runs of one direction of an exchange: one run per partner (two boxes meet in one box).
 struct SegmentTable {
   exec::Buffer<Segment> segments;  // in the exchange's memory space
+  std::vector<Segment> host;       // the same, readable on the host
   int count = 0;
   long total = 0;  // elements
   std::vector<int> peer;
+  std::vector<int> peer_segment;              // run index of each communicator rank, or -1
   std::vector<long> peer_count, peer_offset;  // per peer (indexed by communicator rank)
 };
 
 class Redistributor {
  public:
+  // Collective over `comm` (the padded all-to-all agrees on its message size here).
   Redistributor(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
                 exec::Space space, std::vector<int> locality, CommStats* stats, std::string pattern,
                 ExchangeAlgorithm algorithm = ExchangeAlgorithm::Alltoallv);
@@ -44,7 +69,8 @@ class Redistributor {
   Redistributor(const Redistributor&) = delete;
   Redistributor& operator=(const Redistributor&) = delete;
 
-  // Elements the caller's send and receive buffers must hold (for either direction).
+  // Elements the caller's send and receive buffers must hold (for either direction; the padded
+  // all-to-all needs communicator size x padded count).
   long buffer_elements() const;
 
   // Forward: data laid out by `from` -> `to`; reverse: the other way. pack(i, j) returns the
@@ -52,9 +78,21 @@ class Redistributor {
   template <class T, class Pack, class Unpack>
   void execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse = false);
 
+  // The message exchange alone, with this object's counts and transport, on buffers of
+  // buffer_elements() elements of `elem_bytes` (benchmark baseline; pipelined runs as p2p).
+  // Not counted in the CommStats.
+  void exchange_only(const void* send, void* recv, int elem_bytes, bool reverse);
+
+  // Useful bytes this rank sends to other ranks in one direction (no padding, no self copy).
+  long payload_bytes_to_others(bool reverse, int elem_bytes) const;
+  ExchangeAlgorithm algorithm() const { return algorithm_; }
+  MPI_Comm comm() const { return comm_; }
+
  private:
-  void transfer(const void* send, void* recv, int elem_bytes, bool reverse);
+  void transfer(const void* send, void* recv, int elem_bytes, bool reverse, bool count_stats);
+  void record(const SegmentTable& out, int elem_bytes);
   MPI_Datatype element_type(int bytes);
+  char* stage(bool send, size_t bytes);
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
@@ -64,12 +102,20 @@ class Redistributor {
   std::string pattern_;
   ExchangeAlgorithm algorithm_;
   SegmentTable from_side_, to_side_;  // my from-box cut by every to-box, and vice versa
+  long pad_ = 0;                      // per-pair message size of the padded all-to-all
   bool self_only_ = false;
   exec::Buffer<char> host_send_, host_recv_;  // staging when the data lives on the device
   std::vector<int> counts_, displs_, rcounts_, rdispls_;
   std::vector<MPI_Request> requests_;
+  std::vector<int> request_peer_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   int type_bytes_ = 0;
+
+ public:
+  // Pieces of the pipelined exchange (public only because nvcc's extended lambdas may not live
+  // in private member functions).
+  template <class T, class Pack, class Unpack>
+  void execute_pipelined(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse);
 };
 
 namespace detail {
@@ -82,40 +128,116 @@ BEATNIK_HOST_DEVICE inline int find_segment(const Segment* s, int n, long k) {
   }
   return lo;
 }
+
+// All runs of a table into (pack) or out of (unpack) a message buffer.
+template <class T, class Pack>
+void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
+  const Segment* seg = t.segments.data();
+  const int n = t.count;
+  exec::parallel_for(space, t.total, [=] BEATNIK_HOST_DEVICE(long k) {
+    const Segment s = seg[find_segment(seg, n, k)];
+    const long e = k - s.offset;
+    buf[s.slot + e] = pack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width));
+  });
+}
+template <class T, class Unpack>
+void unpack_runs(exec::Space space, const SegmentTable& t, const T* buf, Unpack unpack) {
+  const Segment* seg = t.segments.data();
+  const int n = t.count;
+  exec::parallel_for(space, t.total, [=] BEATNIK_HOST_DEVICE(long k) {
+    const Segment s = seg[find_segment(seg, n, k)];
+    const long e = k - s.offset;
+    unpack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width), buf[s.slot + e]);
+  });
+}
+
+// One run (`count` elements) into or out of `buf`, which points at the run's first element.
+template <class T, class Pack>
+void pack_run(exec::Space space, Segment s, long count, T* buf, Pack pack) {
+  exec::parallel_for(space, count, [=] BEATNIK_HOST_DEVICE(long e) {
+    buf[e] = pack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width));
+  });
+}
+template <class T, class Unpack>
+void unpack_run(exec::Space space, Segment s, long count, const T* buf, Unpack unpack) {
+  exec::parallel_for(space, count, [=] BEATNIK_HOST_DEVICE(long e) {
+    unpack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width), buf[e]);
+  });
+}
 }  // namespace detail
 
 template <class T, class Pack, class Unpack>
 void Redistributor::execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse) {
+  if (algorithm_ == ExchangeAlgorithm::P2PPipelined && !self_only_) {
+    execute_pipelined(sendbuf, recvbuf, pack, unpack, reverse);
+    return;
+  }
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
-  {
-    const Segment* seg = out.segments.data();
-    const int n = out.count;
-    exec::parallel_for(space_, out.total, [=] BEATNIK_HOST_DEVICE(long k) {
-      const Segment s = seg[detail::find_segment(seg, n, k)];
-      const long e = k - s.offset;
-      sendbuf[k] = pack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width));
-    });
-  }
+  detail::pack_runs(space_, out, sendbuf, pack);
   const T* src = recvbuf;
   if (self_only_) {
     src = sendbuf;  // one rank owns everything: unpack straight from the packed buffer
-    if (stats_) {
-      stats_->add_call(pattern_);
-      stats_->add_message(pattern_, 0, out.total * long(sizeof(T)));
-    }
+    record(out, sizeof(T));
   } else {
-    transfer(sendbuf, recvbuf, sizeof(T), reverse);
+    transfer(sendbuf, recvbuf, sizeof(T), reverse, true);
   }
-  {
-    const Segment* seg = in.segments.data();
-    const int n = in.count;
-    exec::parallel_for(space_, in.total, [=] BEATNIK_HOST_DEVICE(long k) {
-      const Segment s = seg[detail::find_segment(seg, n, k)];
-      const long e = k - s.offset;
-      unpack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width), src[k]);
-    });
+  detail::unpack_runs(space_, in, src, unpack);
+}
+
+template <class T, class Pack, class Unpack>
+void Redistributor::execute_pipelined(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse) {
+  const SegmentTable& out = reverse ? to_side_ : from_side_;
+  const SegmentTable& in = reverse ? from_side_ : to_side_;
+  const long E = sizeof(T);
+  const bool staged = space_ == exec::Space::Device;  // MPI sees host copies of device data
+  char* hs = staged ? stage(true, size_t(out.total) * E) : reinterpret_cast<char*>(sendbuf);
+  char* hr = staged ? stage(false, size_t(in.total) * E) : reinterpret_cast<char*>(recvbuf);
+  MPI_Datatype t = element_type(E);
+  // 1. Every receive is posted before anything is sent.
+  int nrecv = 0;
+  for (int r : in.peer) {
+    if (r == rank_) continue;
+    if (in.peer_count[r] > INT_MAX) throw Error("redistributor: message too large for MPI int counts");
+    request_peer_[nrecv] = r;
+    check_mpi(MPI_Irecv(hr + in.peer_offset[r] * E, static_cast<int>(in.peer_count[r]), t, r, 8, comm_,
+                        &requests_[nrecv]),
+              "MPI_Irecv");
+    ++nrecv;
   }
+  // 2. Pack and send partner by partner, starting after this rank so that partners are not all
+  // served in the same order; this rank's own run is packed last.
+  int nsend = 0;
+  for (int k = 1; k <= size_; ++k) {
+    const int r = (rank_ + k) % size_;
+    const long c = out.peer_count[r];
+    if (c == 0) continue;
+    T* run = sendbuf + out.peer_offset[r];
+    detail::pack_run(space_, out.host[out.peer_segment[r]], c, run, pack);
+    if (r == rank_) continue;
+    if (c > INT_MAX) throw Error("redistributor: message too large for MPI int counts");
+    if (staged) exec::copy_bytes(hs + out.peer_offset[r] * E, exec::Space::Host, run, space_, c * E);
+    check_mpi(MPI_Isend(hs + out.peer_offset[r] * E, static_cast<int>(c), t, r, 8, comm_,
+                        &requests_[size_ + nsend]),
+              "MPI_Isend");
+    ++nsend;
+  }
+  // 3. Unpack the own run (all packing is done, so source and destination may alias), then
+  // every message as it arrives.
+  if (in.peer_count[rank_] > 0)
+    detail::unpack_run(space_, in.host[in.peer_segment[rank_]], in.peer_count[rank_],
+                       sendbuf + out.peer_offset[rank_], unpack);
+  for (int done = 0; done < nrecv; ++done) {
+    int idx = MPI_UNDEFINED;
+    check_mpi(MPI_Waitany(nrecv, requests_.data(), &idx, MPI_STATUS_IGNORE), "MPI_Waitany");
+    if (idx == MPI_UNDEFINED) throw Error("redistributor: MPI_Waitany found no active request");
+    const int r = request_peer_[idx];
+    T* run = recvbuf + in.peer_offset[r];
+    if (staged) exec::copy_bytes(run, space_, hr + in.peer_offset[r] * E, exec::Space::Host, in.peer_count[r] * E);
+    detail::unpack_run(space_, in.host[in.peer_segment[r]], in.peer_count[r], run, unpack);
+  }
+  check_mpi(MPI_Waitall(nsend, requests_.data() + size_, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  record(out, E);
 }
 
 }  // namespace beatnik::comm

@@ -44,6 +44,8 @@ class DistributedFFT {
   const FftOptions& options() const { return options_; }
   // Bytes of the work and communication buffers (memory report).
   size_t buffer_bytes() const;
+  // The reshapes in forward order (the benchmark replays their exchanges alone).
+  const std::vector<std::unique_ptr<comm::Redistributor>>& reshapes() const { return reshapes_; }
 
  public:
   struct Step {

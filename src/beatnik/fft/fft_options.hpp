@@ -23,7 +23,8 @@ struct FftOptions {
   PlanEffort effort = PlanEffort::Measure;
 
   std::string describe() const;
-  // The reference's -H 0..7: bit 4 = all-to-all, 2 = pencils, 1 = reorder.
+  // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it
+  // onto heFFTe), 2 = pencils, 1 = reorder; the spectral layout is left as it is (docs/fft.md).
   static FftOptions from_reference_code(int h);
 };
 
