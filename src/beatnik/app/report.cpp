@@ -214,7 +214,10 @@ void print_banner(const Simulation& sim) {
              c.initial.period);
   fmt::print("  time        {} steps of dt = {:.6g} (tau = {:.6g}, t_final = {:.6g})\n", c.steps, c.dt, c.tau,
              c.steps * c.dt);
-  fmt::print("  fft         -H {}: {}\n", c.options.heffte, c.fft.describe());
+  const Options& o = c.options;
+  const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
+  fmt::print("  fft         {} ({})\n", c.fft.describe(),
+             overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
   std::fflush(stdout);
 }
