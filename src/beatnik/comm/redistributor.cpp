@@ -45,13 +45,14 @@ const char* to_string(ExchangeAlgorithm a) {
 Redistributor::Redistributor(MPI_Comm comm, const std::vector<Box2>& from,
                              const std::vector<Box2>& to, exec::Space space,
                              std::vector<int> locality, CommStats* stats, std::string pattern,
-                             ExchangeAlgorithm algorithm)
+                             ExchangeAlgorithm algorithm, Transport* transport)
     : comm_(comm),
       space_(space),
       locality_(std::move(locality)),
       stats_(stats),
       pattern_(std::move(pattern)),
-      algorithm_(algorithm) {
+      algorithm_(algorithm),
+      transport_(transport ? transport : &basic_transport(space)) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   if (static_cast<int>(from.size()) != size_ || static_cast<int>(to.size()) != size_)
@@ -87,18 +88,15 @@ MPI_Datatype Redistributor::element_type(int bytes) {
 void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool reverse) {
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
-  const char* sp = static_cast<const char*>(send);
-  char* rp = static_cast<char*>(recv);
-  if (space_ == exec::Space::Device) {  // staged: the MPI library may not read device memory
-    const size_t need = static_cast<size_t>(buffer_elements()) * elem_bytes;
-    if (host_send_.size() < need) {
-      host_send_ = exec::Buffer<char>(exec::Space::Host, need);
-      host_recv_ = exec::Buffer<char>(exec::Space::Host, need);
-    }
-    exec::copy_bytes(host_send_.data(), exec::Space::Host, send, space_, out.total * elem_bytes);
-    sp = host_send_.data();
-    rp = host_recv_.data();
+  if (transport_->uses_nccl()) {
+    nccl_transfer(send, recv, elem_bytes, out, in);
+    return;
   }
+  // Where MPI reads and writes: the buffers themselves, or pinned host copies (staged).
+  const size_t need = static_cast<size_t>(buffer_elements()) * elem_bytes;
+  const char* sp = static_cast<const char*>(
+      transport_->mpi_send_buffer(send, static_cast<size_t>(out.total) * elem_bytes, host_send_));
+  char* rp = static_cast<char*>(transport_->mpi_recv_buffer(recv, need, host_recv_));
   MPI_Datatype t = element_type(elem_bytes);
   for (int r = 0; r < size_; ++r) {
     if (out.peer_count[r] > INT_MAX || in.peer_count[r] > INT_MAX || out.total > INT_MAX)
@@ -132,8 +130,23 @@ void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool 
     stats_->add_call(pattern_);
     for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
   }
-  if (space_ == exec::Space::Device)
-    exec::copy_bytes(recv, space_, rp, exec::Space::Host, in.total * elem_bytes);
+  transport_->mpi_received(recv, rp, static_cast<size_t>(in.total) * elem_bytes);
+}
+
+void Redistributor::nccl_transfer(const void* send, void* recv, int elem_bytes, const SegmentTable& out,
+                                  const SegmentTable& in) {
+  // Alltoallv and p2p alike become one grouped ncclSend/ncclRecv over the peers that share
+  // data (NCCL has no alltoallv); one message per peer pair, so posting order cannot mismatch.
+  nccl_sends_.clear();
+  nccl_recvs_.clear();
+  for (int r : out.peer) nccl_sends_.push_back(Message{r, out.peer_offset[r] * elem_bytes, out.peer_count[r] * elem_bytes});
+  for (int r : in.peer) nccl_recvs_.push_back(Message{r, in.peer_offset[r] * elem_bytes, in.peer_count[r] * elem_bytes});
+  transport_->nccl_exchange(comm_, send, nccl_sends_.data(), static_cast<int>(nccl_sends_.size()), recv,
+                            nccl_recvs_.data(), static_cast<int>(nccl_recvs_.size()));
+  if (stats_) {
+    stats_->add_call(pattern_);
+    for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
+  }
 }
 
 }  // namespace beatnik::comm

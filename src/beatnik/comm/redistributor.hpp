@@ -11,6 +11,7 @@
 #include "beatnik/base/box.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
@@ -39,7 +40,8 @@ class Redistributor {
  public:
   Redistributor(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
                 exec::Space space, std::vector<int> locality, CommStats* stats, std::string pattern,
-                ExchangeAlgorithm algorithm = ExchangeAlgorithm::Alltoallv);
+                ExchangeAlgorithm algorithm = ExchangeAlgorithm::Alltoallv,
+                Transport* transport = nullptr);
   ~Redistributor();
   Redistributor(const Redistributor&) = delete;
   Redistributor& operator=(const Redistributor&) = delete;
@@ -54,6 +56,8 @@ class Redistributor {
 
  private:
   void transfer(const void* send, void* recv, int elem_bytes, bool reverse);
+  void nccl_transfer(const void* send, void* recv, int elem_bytes, const SegmentTable& out,
+                     const SegmentTable& in);
   MPI_Datatype element_type(int bytes);
 
   MPI_Comm comm_;
@@ -65,7 +69,10 @@ class Redistributor {
   ExchangeAlgorithm algorithm_;
   SegmentTable from_side_, to_side_;  // my from-box cut by every to-box, and vice versa
   bool self_only_ = false;
-  exec::Buffer<char> host_send_, host_recv_;  // staging when the data lives on the device
+  // How the bytes travel; MPI-based transports run `algorithm_`, nccl one grouped send/recv.
+  Transport* transport_;
+  PinnedBuffer host_send_, host_recv_;  // staged transport: pinned copies, grown once
+  std::vector<Message> nccl_sends_, nccl_recvs_;
   std::vector<int> counts_, displs_, rcounts_, rdispls_;
   std::vector<MPI_Request> requests_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;

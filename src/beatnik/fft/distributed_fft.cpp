@@ -17,8 +17,15 @@ Box2 y_lines(int ny, int i0, int i1) { return Box2{{i0, 0}, {i1, ny}}; }
 DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
                                std::array<int, 2> global, std::array<int, 2> procs,
                                const std::vector<Box2>& blocks, exec::Space space,
-                               const FftOptions& options, comm::CommStats* stats, Timers* timers)
-    : global_(global), space_(space), options_(options), timers_(timers), ctx_(ctx), stats_(stats) {
+                               const FftOptions& options, comm::CommStats* stats, Timers* timers,
+                               comm::Transport* transport)
+    : global_(global),
+      space_(space),
+      options_(options),
+      timers_(timers),
+      ctx_(ctx),
+      stats_(stats),
+      transport_(transport) {
   int rank = 0, size = 1;
   MPI_Comm_rank(grid_comm, &rank);
   MPI_Comm_size(grid_comm, &size);
@@ -108,7 +115,7 @@ void DistributedFFT::add_reshape(MPI_Comm comm, const std::vector<Box2>& from,
   s.from = from_layout;
   s.to = to_layout;
   reshapes_.push_back(std::make_unique<comm::Redistributor>(comm, from, to, space_, ctx_.locality(comm),
-                                                            stats_, "fft", options_.algorithm));
+                                                            stats_, "fft", options_.algorithm, transport_));
   steps_.push_back(s);
 }
 

@@ -24,7 +24,8 @@ class DistributedFFT {
   // `grid_comm` is the Cartesian communicator whose rank r owns `blocks[r]`; `procs` is its shape.
   DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm, std::array<int, 2> global,
                  std::array<int, 2> procs, const std::vector<Box2>& blocks, exec::Space space,
-                 const FftOptions& options, comm::CommStats* stats, Timers* timers);
+                 const FftOptions& options, comm::CommStats* stats, Timers* timers,
+                 comm::Transport* transport = nullptr);
   ~DistributedFFT();
   DistributedFFT(const DistributedFFT&) = delete;
   DistributedFFT& operator=(const DistributedFFT&) = delete;
@@ -73,6 +74,7 @@ class DistributedFFT {
   std::vector<BatchShape> shapes_;  // planned once the work array exists
   const comm::Context& ctx_;
   comm::CommStats* stats_;
+  comm::Transport* transport_;
 };
 
 template <class Pack>
