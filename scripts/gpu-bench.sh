@@ -29,9 +29,13 @@ print(f"{2 * x.numel() * 8 / ts[len(ts)//2] / 1e12:.3f}")
 PY
 }
 
+# Time step for n nodes: the default (tau/25) is stable at n = 128 but the viscous term
+# (mu = M h) limits dt to O(h); tau/25 * 64/n keeps large meshes well inside that limit.
+dt() { python3 -c "print(0.2312 / $1)"; }
+
 run() {  # run NAME RANKS ARGS...
   local name=$1 np=$2; shift 2
-  "$here/mpirun.sh" "$np" "$bin" -x cuda --progress-every 0 --results "$out/$name.json" "$@" \
+  timeout 180 "$here/mpirun.sh" "$np" "$bin" -x cuda --progress-every 0 --results "$out/$name.json" "$@" \
     >"$out/$name.log" 2>&1
   local rc=$?
   [ $rc -ne 0 ] && { echo "run $name failed (exit $rc):"; tail -5 "$out/$name.log"; }
@@ -45,7 +49,7 @@ if [ "$mode" = single ]; then
   files=()
   for n in 1024 2048 4096 4864; do
     steps=20; [ "$n" -ge 4096 ] && steps=12
-    run "n$n" 1 -n "$n" -t "$steps" && files+=("$out/n$n.json")
+    run "n$n" 1 -n "$n" -t "$steps" -d "$(dt "$n")" && files+=("$out/n$n.json")
   done
   echo; echo "## Size sweep (1 GPU, low order, periodic)"; $report size "$bw" "${files[@]}"
   echo; echo "## Kernels at n = 4096"; $report kernels "$bw" "$out/n4096.json"
@@ -55,7 +59,7 @@ if [ "$mode" = single ]; then
   n=$(python3 -c "import math;print(int(math.sqrt(0.97*$free*2**20/$bpn))//64*64)")
   echo; echo "## Largest n: $bpn B/node, $free MiB free -> try n = $n"
   for try in 1 2 3 4; do
-    if run "nmax" 1 -n "$n" -t 2; then
+    if run "nmax" 1 -n "$n" -t 2 -d "$(dt "$n")"; then
       echo "n = $n fits ($(python3 -c "import json;d=json.load(open('$out/nmax.json'));p=d['performance'];print(f\"{p['device_bytes_max_rank']/2**30:.1f} GiB, {p['device_bytes_per_node_max_rank']:.0f} B/node, {p['seconds_per_step']*1e3:.0f} ms/step\")"))"
       break
     fi
@@ -68,7 +72,8 @@ elif [ "$mode" = multi ]; then
     [ "$np" -gt "$gpus" ] && continue
     for t in staged cuda-aware nccl; do
       [ "$np" = 1 ] && [ "$t" = nccl ] && continue
-      run "weak_np${np}_$t" "$np" -n 4096 -w "$np" -t 12 --gpu-transport "$t" && files+=("$out/weak_np${np}_$t.json")
+      run "weak_np${np}_$t" "$np" -n 4096 -w "$np" -t 12 --gpu-transport "$t" \
+        -d "$(dt "$(python3 -c "print(4096*$np**0.5)")")" && files+=("$out/weak_np${np}_$t.json")
     done
   done
   echo; echo "## Weak scaling (n = 4096 per GPU)"; $report scaling "${files[@]}"
