@@ -95,6 +95,23 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   for (int s = 0; s < send_.n; ++s)
     send_msg_[s] = Message{send_peer_[s], send_.offset[s] * ncomp_ * long(sizeof(double)),
                            (send_.offset[s + 1] - send_.offset[s]) * ncomp_ * long(sizeof(double))};
+  const int me = grid.rank();
+  std::vector<bool> recv_used(recv_.n, false);
+  for (int s = 0; s < send_.n; ++s) {
+    int match = -1;
+    if (send_peer_[s] == me)
+      for (int r = 0; r < recv_.n && match < 0; ++r)
+        if (!recv_used[r] && recv_peer_[r] == me && recv_tag_[r] == send_tag_[s]) match = r;
+    if (match < 0) {
+      remote_send_.push_back(s);
+      continue;
+    }
+    recv_used[match] = true;
+    self_.push_back(SelfCopy{send_.offset[s] * ncomp_, recv_.offset[match] * ncomp_,
+                             (send_.offset[s + 1] - send_.offset[s]) * ncomp_});
+  }
+  for (int r = 0; r < recv_.n; ++r)
+    if (!recv_used[r]) remote_recv_.push_back(r);
   if (transport_->kind() == TransportKind::Staged) {
     send_host_.reserve(std::max<long>(total, 1) * sizeof(double));
     recv_host_.reserve(std::max<long>(total, 1) * sizeof(double));
@@ -125,17 +142,18 @@ void HaloExchange::start(const ComponentSet& comps) {
     transport_->nccl_exchange(comm, buf, send_msg_, send_.n, recv_buf_.data(), recv_msg_, recv_.n);
     return;
   }
+  if (remote_send_.empty() && remote_recv_.empty()) return;  // all self: finish() copies
   const size_t bytes = static_cast<size_t>(total) * sizeof(double);
   const double* sendp = static_cast<const double*>(transport_->mpi_send_buffer(buf, bytes, send_host_));
   double* recvp = static_cast<double*>(transport_->mpi_recv_buffer(recv_buf_.data(), bytes, recv_host_));
   mpi_recv_ = recvp;
-  for (int r = 0; r < recv_.n; ++r) {
+  for (int r : remote_recv_) {
     const long n = (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_;
     check_mpi(MPI_Irecv(recvp + recv_.offset[r] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
                         recv_peer_[r], recv_tag_[r], comm, &requests_[pending_++]),
               "MPI_Irecv (halo)");
   }
-  for (int s = 0; s < send_.n; ++s) {
+  for (int s : remote_send_) {
     const long n = (send_.offset[s + 1] - send_.offset[s]) * ncomp_;
     check_mpi(MPI_Isend(sendp + send_.offset[s] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
                         send_peer_[s], send_tag_[s], comm, &requests_[pending_++]),
@@ -146,9 +164,14 @@ void HaloExchange::start(const ComponentSet& comps) {
 void HaloExchange::finish(const ComponentSet& comps) {
   const long total = recv_.offset[recv_.n] * ncomp_;
   if (!transport_->uses_nccl()) {
-    check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
-    pending_ = 0;
-    transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
+    if (pending_ > 0) {
+      check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+      pending_ = 0;
+      transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
+    }
+    // After the staged copy-back, which would overwrite them.
+    for (const SelfCopy& c : self_)
+      exec::copy(recv_buf_.data() + c.to, space_, send_buf_.data() + c.from, space_, c.count);
   }
   const HaloRegions regions = recv_;
   const GhostedLayout L = layout_;

@@ -71,6 +71,13 @@ class HaloExchange {
   // Staged transport: pinned host copies of the buffers, allocated once.
   PinnedBuffer send_host_, recv_host_;
   double* mpi_recv_ = nullptr;
+  // MPI transports: messages a rank sends itself (periodic wrap on a grid of extent 1) are
+  // copied within its own memory, never through MPI or the host; only the rest go to MPI.
+  struct SelfCopy {
+    long from, to, count;  // elements in send_buf_ / recv_buf_
+  };
+  std::vector<SelfCopy> self_;
+  std::vector<int> remote_send_, remote_recv_;
   MPI_Request requests_[16];
   int pending_ = 0;
 };
