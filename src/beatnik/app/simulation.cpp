@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "beatnik/base/error.hpp"
@@ -45,7 +46,8 @@ comm::TransportKind choose_transport(const comm::Context& ctx, const RunConfig& 
 
 Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config) {
   ctx_ = std::make_unique<comm::Context>(comm);
-  size_t free_before = 0, total = 0;
+  size_t total = 0;
+  size_t& free_before = device_free_before_;
   if (config.space == exec::Space::Device) {
     // Bind before anything touches the device. Every rank sees the same GPU count, so a
     // NotAvailable here is raised on every rank alike.
@@ -70,6 +72,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
     exec::device_memory(free_after, total);
     device_bytes_ = free_before > free_after ? free_before - free_after : 0;
   }
+  // (Measured again after the first step: NCCL sets up its peer buffers on first use.)
   timers_.reset();
   stats_.reset();
 }
@@ -93,6 +96,11 @@ void Simulation::step() {
   exec::fence(config_.space);
   step_seconds_.push_back(wall_seconds() - t0);
   timers_.resolve();
+  if (step_ == 1 && config_.space == exec::Space::Device) {
+    size_t free_now = 0, total = 0;
+    exec::device_memory(free_now, total);
+    if (device_free_before_ > free_now) device_bytes_ = std::max(device_bytes_, device_free_before_ - free_now);
+  }
   if (bad != LLONG_MAX) {
     const long node = static_cast<long>(bad / 4);
     const int ny = config_.geometry.nodes[1];

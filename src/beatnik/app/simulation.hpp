@@ -60,6 +60,7 @@ class Simulation {
   std::unique_ptr<comm::Context> ctx_;
   int gpu_id_ = -1;
   size_t device_bytes_ = 0;
+  size_t device_free_before_ = 0;  // driver's free device memory before setup
   std::unique_ptr<comm::Transport> transport_;
   std::unique_ptr<mesh::SurfaceMesh> mesh_;
   Timers timers_;
