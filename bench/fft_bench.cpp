@@ -92,6 +92,13 @@ int reference_code_of(const fft::FftOptions& o) {
   return -1;
 }
 
+// The NCCL transport of a multi-GPU run (null otherwise): only plans with the nccl exchange use
+// it; the MPI exchanges run staged through host memory.
+comm::Transport* g_nccl = nullptr;
+comm::Transport* transport_for(const fft::FftOptions& o) {
+  return o.algorithm == comm::ExchangeAlgorithm::Nccl ? g_nccl : nullptr;
+}
+
 std::vector<fft::FftOptions> strategies(const BenchOptions& b, const fft::FftOptions& chosen, exec::Space space) {
   std::vector<fft::FftOptions> v;
   if (b.reference) {
@@ -105,7 +112,8 @@ std::vector<fft::FftOptions> strategies(const BenchOptions& b, const fft::FftOpt
     std::vector<comm::ExchangeAlgorithm> algs;
     for (auto a : {comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall, comm::ExchangeAlgorithm::P2P,
                    comm::ExchangeAlgorithm::P2PPipelined, comm::ExchangeAlgorithm::Nccl})
-      if (comm::exchange_unavailable_reason(a, space).empty()) algs.push_back(a);
+      if (comm::exchange_unavailable_reason(a, space).empty() && (a != comm::ExchangeAlgorithm::Nccl || g_nccl))
+        algs.push_back(a);
     for (auto a : algs)
       for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
         for (bool reorder : {false, true})
@@ -272,7 +280,8 @@ void time_plain_alltoall(const comm::Context& ctx, MPI_Comm cart, const Problem&
   o.algorithm = o.algorithm == comm::ExchangeAlgorithm::Nccl ? comm::ExchangeAlgorithm::Nccl
                                                              : comm::ExchangeAlgorithm::Alltoallv;
   o.effort = fft::PlanEffort::Estimate;
-  fft::DistributedFFT f(ctx, cart, {p.n, p.n}, procs, p.dec.all_owned(), space, o, nullptr, nullptr);
+  fft::DistributedFFT f(ctx, cart, {p.n, p.n}, procs, p.dec.all_owned(), space, o, nullptr, nullptr,
+                        transport_for(o));
   long elems = 1;
   for (const auto& r : f.reshapes()) elems = std::max(elems, r->buffer_elements());
   exec::Buffer<cplx> send(space, elems), recv(space, elems);
@@ -354,6 +363,12 @@ int run(int argc, char** argv, int rank, int size) {
       return 2;
     }
     exec::set_device(ctx.node_local_rank() % exec::device_count());
+  }
+  std::unique_ptr<comm::Transport> nccl;
+  if (space == exec::Space::Device && comm::nccl_built() && ctx.size() > 1 &&
+      ctx.node_local_size() <= exec::device_count()) {
+    nccl = std::make_unique<comm::Transport>(ctx, space, comm::TransportKind::Nccl);
+    g_nccl = nccl.get();
   }
   MPI_Comm cart;
   int dims[2] = {cfg.procs[0], cfg.procs[1]}, periods[2] = {1, 1};
@@ -454,7 +469,8 @@ int run(int argc, char** argv, int rank, int size) {
           e.opt = plans[k];
           if (space == exec::Space::Device) e.timers.set_sync([] { exec::fence(exec::Space::Device); });
           e.f = std::make_unique<fft::DistributedFFT>(ctx, cart, std::array<int, 2>{n, n}, cfg.procs,
-                                                      p.dec.all_owned(), space, e.opt, &e.stats, &e.timers);
+                                                      p.dec.all_owned(), space, e.opt, &e.stats, &e.timers,
+                                                      transport_for(e.opt));
           e.v = verify(*e.f, p, space);
           all_ok = all_ok && e.v.ok;
         }

@@ -138,6 +138,9 @@ int main(int argc, char** argv) {
   int code = 1;
   try {
     code = run(argc, argv, rank, size);
+  } catch (const beatnik::InputError& e) {
+    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", e.what());
+    code = 2;
   } catch (const beatnik::NotAvailable& e) {
     // Raised while building the run on every rank alike (e.g. a backend missing).
     if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", e.what());

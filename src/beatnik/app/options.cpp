@@ -50,6 +50,15 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
 
   const char* X = "Execution";
   app.add_option("-x,--exec", o.exec, "Where kernels run: host (synonyms serial, openmp, threads) or cuda")->group(X);
+  app.add_option("--gpu-transport", o.gpu_transport,
+                 "How halo and FFT-reshape bytes travel on -x cuda: staged (via pinned host memory), "
+                 "cuda-aware (device buffers to MPI), nccl, or auto (nccl with one GPU per rank and "
+                 "several ranks, else cuda-aware if MPI supports it, else staged)")
+      ->group(X);
+  app.add_option("--gpu-id", o.gpu_id,
+                 "GPU every rank uses (default: BEATNIK_GPU_ID if set, else node-local rank modulo "
+                 "the GPUs visible)")
+      ->group(X);
 
   const char* F = "Distributed FFT (low and medium order)";
   app.add_option("-H,--heffte-configuration", o.heffte, "Reference FFT configuration 0..7 (4 all-to-all, 2 pencils, 1 reorder); the options below override it")->group(F);

@@ -39,6 +39,8 @@ struct Options {
   std::optional<double> dt;
   // Execution
   std::string exec = "host";
+  std::string gpu_transport = "auto";
+  std::optional<int> gpu_id;
   // FFT
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;

@@ -86,6 +86,14 @@ RunConfig make_run_config(const Options& o, int ranks) {
     c.space = exec::Space::Device;
   else
     throw InputError("unknown execution space '" + o.exec + "' (-x host or cuda)");
+  require(o.gpu_transport == "auto" || o.gpu_transport == "staged" || o.gpu_transport == "cuda-aware" ||
+              o.gpu_transport == "nccl",
+          "unknown --gpu-transport '" + o.gpu_transport + "' (staged, cuda-aware, nccl or auto)");
+  require(!o.gpu_id || *o.gpu_id >= 0, "--gpu-id must be a GPU number (0, 1, ...)");
+  c.gpu_transport = o.gpu_transport;
+  c.gpu_id = o.gpu_id.value_or(-1);
+  if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id))
+    c.warnings.push_back("--gpu-transport and --gpu-id are ignored on a host run (-x host)");
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
 

@@ -29,6 +29,8 @@ struct RunConfig {
   double tau = 0, dt = 0;
   long steps = 0;
   exec::Space space = exec::Space::Host;
+  std::string gpu_transport = "auto";  // staged | cuda-aware | nccl | auto (resolved at run time)
+  int gpu_id = -1;                     // -1: by node-local rank (or BEATNIK_GPU_ID)
   fft::FftOptions fft;
   std::vector<std::string> warnings;
 };

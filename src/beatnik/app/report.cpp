@@ -84,6 +84,9 @@ json config_json(const Simulation& sim) {
   j["steps"] = c.steps;
   j["exec"] = exec::to_string(c.space);
   j["host_threads"] = exec::host_threads();
+  j["transport"] = comm::to_string(sim.transport().kind());
+  j["transport_description"] = sim.transport().describe();
+  j["gpu_transport_option"] = o.gpu_transport;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
   j["warnings"] = c.warnings;
@@ -187,6 +190,18 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   perf["node_updates_per_second"] = fom;
   perf["grind_time_ns"] = fom > 0 ? 1e9 / fom : 0.0;
   perf["buffer_bytes_per_node_max_rank"] = buf_per_node;
+  if (sim.config().space == exec::Space::Device) {
+    // Device memory the run took (driver's count: buffers, cuFFT plans and work areas, NCCL).
+    double dev_per_node = double(sim.device_bytes()) / owned, dev = double(sim.device_bytes());
+    MPI_Allreduce(MPI_IN_PLACE, &dev_per_node, 1, MPI_DOUBLE, MPI_MAX, c);
+    MPI_Allreduce(MPI_IN_PLACE, &dev, 1, MPI_DOUBLE, MPI_MAX, c);
+    perf["device_bytes_max_rank"] = dev;
+    perf["device_bytes_per_node_max_rank"] = dev_per_node;
+    std::vector<int> gpus(sim.mesh().grid().size());
+    const int g = sim.gpu_id();
+    MPI_Gather(&g, 1, MPI_INT, gpus.data(), 1, MPI_INT, 0, c);
+    doc["decomposition"]["gpu_of_rank"] = gpus;
+  }
   perf["max_rss_bytes_max_rank"] = rss;
   perf["rss_bytes_per_node_max_rank"] = rss_per_node;
   doc["performance"] = perf;
@@ -218,6 +233,9 @@ void print_banner(const Simulation& sim) {
   const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
   fmt::print("  fft         {} ({})\n", c.fft.describe(),
              overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
+  if (c.space == exec::Space::Device)
+    fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible; transport {}\n", sim.gpu_id(),
+               exec::device_name(), exec::device_count(), sim.transport().describe());
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
   std::fflush(stdout);
 }
@@ -259,6 +277,10 @@ void print_summary(const json& doc) {
   fmt::print("  grind time            {:.3f} ns per node update\n", perf["grind_time_ns"].get<double>());
   fmt::print("  memory per node       {:.0f} B in beatnik buffers, {:.0f} B max RSS (busiest rank)\n",
              perf["buffer_bytes_per_node_max_rank"].get<double>(), perf["rss_bytes_per_node_max_rank"].get<double>());
+  if (perf.contains("device_bytes_per_node_max_rank"))
+    fmt::print("  device memory         {:.0f} B per node ({:.3f} GiB on the busiest rank)\n",
+               perf["device_bytes_per_node_max_rank"].get<double>(),
+               perf["device_bytes_max_rank"].get<double>() / 1073741824.0);
   fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),
              ck["min_z3"].get<double>(), ck["max_abs_w1"].get<double>());
   std::fflush(stdout);

@@ -2,24 +2,85 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/device_clock.hpp"
 #include "beatnik/model/initial_conditions.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::app {
+namespace {
+
+// Do all ranks have a GPU of their own? (NCCL refuses two ranks on one GPU.) Collective.
+bool one_gpu_per_rank(const comm::Context& ctx, int gpu) {
+  std::vector<int> all(2 * ctx.size());
+  const int mine[2] = {ctx.node_of_rank()[ctx.rank()], gpu};
+  MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, ctx.comm());
+  for (int a = 0; a < ctx.size(); ++a)
+    for (int b = a + 1; b < ctx.size(); ++b)
+      if (all[2 * a] == all[2 * b] && all[2 * a + 1] == all[2 * b + 1]) return false;
+  return true;
+}
+
+// --gpu-transport auto|staged|cuda-aware|nccl -> a transport this run can use. Collective.
+comm::TransportKind choose_transport(const comm::Context& ctx, const RunConfig& c, int gpu) {
+  const bool own_gpu = one_gpu_per_rank(ctx, gpu);
+  const std::string& t = c.gpu_transport;
+  if (t == "staged") return comm::TransportKind::Staged;
+  if (t == "cuda-aware") return comm::TransportKind::CudaAware;  // checked when made
+  if (t == "nccl") {
+    if (!own_gpu)
+      throw NotAvailable("--gpu-transport nccl needs one GPU per rank, but ranks share a GPU here (" +
+                         std::to_string(ctx.size()) + " ranks, " + std::to_string(exec::device_count()) +
+                         " GPU(s) per node); use --gpu-transport staged or fewer ranks");
+    return comm::TransportKind::Nccl;
+  }
+  // auto: NCCL across several GPUs, else the best MPI path.
+  if (comm::nccl_built() && ctx.size() > 1 && own_gpu) return comm::TransportKind::Nccl;
+  return comm::mpi_cuda_aware() ? comm::TransportKind::CudaAware : comm::TransportKind::Staged;
+}
+
+}  // namespace
 
 Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config) {
   ctx_ = std::make_unique<comm::Context>(comm);
-  mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs);
-  if (config.space == exec::Space::Device) timers_.set_sync([] { exec::fence(exec::Space::Device); });
+  size_t total = 0;
+  size_t& free_before = device_free_before_;
+  if (config.space == exec::Space::Device) {
+    // Bind before anything touches the device. Every rank sees the same GPU count, so a
+    // NotAvailable here is raised on every rank alike.
+    gpu_id_ = exec::bind_device(ctx_->node_local_rank(), config.gpu_id);
+    exec::fence(exec::Space::Device);  // creates the context, so it is not counted below
+    exec::device_memory(free_before, total);
+    transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, choose_transport(*ctx_, config, gpu_id_));
+    timers_.set_device_clock(exec::make_cuda_event_clock());
+    // Over NCCL every reshape is one grouped send/receive: say so in the plan and the results.
+    if (transport_->uses_nccl() && config_.fft.algorithm != comm::ExchangeAlgorithm::Nccl) {
+      if (config.options.fft_exchange)
+        config_.warnings.push_back("--fft-exchange " + *config.options.fft_exchange +
+                                   " applies to MPI transports; with --gpu-transport nccl the FFT reshapes are "
+                                   "grouped NCCL send/receives");
+      config_.fft.algorithm = comm::ExchangeAlgorithm::Nccl;
+    }
+  } else {
+    transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, comm::TransportKind::Host);
+  }
+  mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs, transport_.get());
   state_ = mesh::Field(config.space, mesh_->layout(), model::kStateComps);
   model::initialize_state(*mesh_, config.initial, state_);
-  model_ = std::make_unique<model::ZModel>(*mesh_, config.space, config.model, config.fft, &stats_, &timers_);
+  model_ = std::make_unique<model::ZModel>(*mesh_, config.space, config.model, config_.fft, &stats_, &timers_);
   integrator_ = std::make_unique<model::TimeIntegrator>(*model_, state_, &timers_);
   // The first gather fills the ghosts of the initial state (for output and checks).
   model_->gather(state_);
+  if (config.space == exec::Space::Device) {
+    exec::fence(exec::Space::Device);
+    size_t free_after = 0;
+    exec::device_memory(free_after, total);
+    device_bytes_ = free_before > free_after ? free_before - free_after : 0;
+  }
+  // (Measured again after the first step: NCCL sets up its peer buffers on first use.)
   timers_.reset();
   stats_.reset();
 }
@@ -42,6 +103,12 @@ void Simulation::step() {
   }
   exec::fence(config_.space);
   step_seconds_.push_back(wall_seconds() - t0);
+  timers_.resolve();
+  if (step_ == 1 && config_.space == exec::Space::Device) {
+    size_t free_now = 0, total = 0;
+    exec::device_memory(free_now, total);
+    if (device_free_before_ > free_now) device_bytes_ = std::max(device_bytes_, device_free_before_ - free_now);
+  }
   if (bad != LLONG_MAX) {
     const long node = static_cast<long>(bad / 4);
     const int ny = config_.geometry.nodes[1];

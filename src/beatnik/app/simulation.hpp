@@ -12,6 +12,7 @@
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/diagnostics.hpp"
 #include "beatnik/model/time_integrator.hpp"
@@ -41,6 +42,12 @@ class Simulation {
   model::ZModel& model() { return *model_; }
   Timers& timers() { return timers_; }
   const comm::CommStats& comm_stats() const { return stats_; }
+  // How halo and FFT-reshape bytes travel (host, staged, cuda-aware or nccl).
+  const comm::Transport& transport() const { return *transport_; }
+  // GPU this rank runs on (-1 on a host run) and the device memory the run took (bytes, from
+  // the driver's free-memory count before and after setup: buffers, cuFFT plans, NCCL).
+  int gpu_id() const { return gpu_id_; }
+  size_t device_bytes() const { return device_bytes_; }
   const std::vector<double>& step_seconds() const { return step_seconds_; }
 
   // Reduced over all ranks (collective).
@@ -51,6 +58,10 @@ class Simulation {
  private:
   RunConfig config_;
   std::unique_ptr<comm::Context> ctx_;
+  int gpu_id_ = -1;
+  size_t device_bytes_ = 0;
+  size_t device_free_before_ = 0;  // driver's free device memory before setup
+  std::unique_ptr<comm::Transport> transport_;
   std::unique_ptr<mesh::SurfaceMesh> mesh_;
   Timers timers_;
   comm::CommStats stats_;

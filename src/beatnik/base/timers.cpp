@@ -2,21 +2,62 @@
 
 #include "beatnik/base/error.hpp"
 
+#if defined(BEATNIK_WITH_NVTX)
+#include <nvtx3/nvToolsExt.h>
+#endif
+
 namespace beatnik {
 
+Timers::Timers() = default;
+Timers::~Timers() = default;
+
+void Timers::set_device_clock(std::unique_ptr<DeviceClock> clock) {
+  reset();
+  clock_ = std::move(clock);
+}
+
 void Timers::start(const std::string& name) {
-  if (sync_) sync_();
-  open_[name] = Clock::now();
+#if defined(BEATNIK_WITH_NVTX)
+  nvtxRangePushA(name.c_str());
+#endif
+  if (clock_) open_device_[name] = clock_->record();
+  else open_[name] = Clock::now();
 }
 
 void Timers::stop(const std::string& name) {
-  if (sync_) sync_();
+#if defined(BEATNIK_WITH_NVTX)
+  nvtxRangePop();
+#endif
+  if (clock_) {
+    auto it = open_device_.find(name);
+    if (it == open_device_.end()) throw Error("timer region '" + name + "' stopped but never started");
+    pending_.push_back(Pending{name, it->second, clock_->record()});
+    open_device_.erase(it);
+    stats_[name].calls += 1;
+    return;
+  }
   auto it = open_.find(name);
   if (it == open_.end()) throw Error("timer region '" + name + "' stopped but never started");
   Stat& s = stats_[name];
   s.seconds += std::chrono::duration<double>(Clock::now() - it->second).count();
   s.calls += 1;
   open_.erase(it);
+}
+
+void Timers::resolve() {
+  if (!clock_) return;
+  for (const Pending& p : pending_) stats_[p.name].seconds += clock_->seconds_between(p.a, p.b);
+  pending_.clear();
+  // Handles of still-open regions must survive; recycle only when none is open.
+  if (open_device_.empty()) clock_->recycle();
+}
+
+void Timers::reset() {
+  stats_.clear();
+  open_.clear();
+  open_device_.clear();
+  pending_.clear();
+  if (clock_) clock_->recycle();
 }
 
 double wall_seconds() {

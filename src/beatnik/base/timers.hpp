@@ -1,13 +1,31 @@
 #pragma once
-// Named timer regions (e.g. "halo.zw", "fft.reshape"). Each region accumulates wall time and a
-// call count; the driver reduces them over ranks for the summary table and the results file.
+// Named timer regions (e.g. "halo.zw", "fft.reshape"). Each region accumulates time and a call
+// count; the driver reduces them over ranks for the summary table and the results file.
+//
+// Host runs read the host clock. Device runs give the timers a DeviceClock: each region start
+// and stop queues a timestamp (a CUDA event) behind the work already queued, so a region
+// measures the device work it queued without stopping the host; resolve() (once per step,
+// after the step's fence) turns the timestamps into seconds. Every region is also an NVTX
+// range when built with CUDA, so profilers show the same names.
 #include <chrono>
-#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace beatnik {
+
+// Timestamps queued in the device's work stream.
+class DeviceClock {
+ public:
+  virtual ~DeviceClock() = default;
+  // Queues a timestamp now; returns its handle.
+  virtual int record() = 0;
+  // Seconds from timestamp a to b (waits until b has been reached).
+  virtual double seconds_between(int a, int b) = 0;
+  // Every handle handed out so far may be reused.
+  virtual void recycle() = 0;
+};
 
 class Timers {
  public:
@@ -16,15 +34,17 @@ class Timers {
     long calls = 0;
   };
 
-  // `sync` is called before reading the clock so that asynchronous (GPU) work is attributed to
-  // the region that queued it. The host backend needs none.
-  void set_sync(std::function<void()> sync) { sync_ = std::move(sync); }
+  Timers();
+  ~Timers();
+  void set_device_clock(std::unique_ptr<DeviceClock> clock);
 
   void start(const std::string& name);
   void stop(const std::string& name);
+  // Folds the device timestamps of finished regions into the statistics (device runs).
+  void resolve();
 
   const std::map<std::string, Stat>& stats() const { return stats_; }
-  void reset() { stats_.clear(); open_.clear(); }
+  void reset();
 
   class Scope {
    public:
@@ -44,9 +64,15 @@ class Timers {
 
  private:
   using Clock = std::chrono::steady_clock;
+  struct Pending {
+    std::string name;
+    int a, b;
+  };
   std::map<std::string, Stat> stats_;
   std::map<std::string, Clock::time_point> open_;
-  std::function<void()> sync_;
+  std::map<std::string, int> open_device_;
+  std::vector<Pending> pending_;
+  std::unique_ptr<DeviceClock> clock_;
 };
 
 // Seconds since an arbitrary fixed point (monotonic).

@@ -1,5 +1,7 @@
 #include "beatnik/comm/halo_exchange.hpp"
 
+#include <algorithm>
+
 #include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
@@ -46,7 +48,7 @@ BEATNIK_HOST_DEVICE inline void locate(const HaloRegions& r, int ncomp, long k, 
 
 HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern,
                            int ncomp, exec::Space space, std::vector<int> locality,
-                           CommStats* stats, std::string name)
+                           CommStats* stats, std::string name, Transport* transport)
     : grid_(grid),
       layout_(layout),
       pattern_(pattern),
@@ -54,7 +56,9 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
       space_(space),
       locality_(std::move(locality)),
       stats_(stats),
-      name_(std::move(name)) {
+      name_(std::move(name)),
+      transport_(transport ? transport : &basic_transport(space)) {
+  if (transport_->space() != space) throw Error("halo exchange: transport and field live in different spaces");
   if (ncomp < 1 || ncomp > ComponentSet::max) throw Error("halo exchange: bad component count");
   if (pattern.depth > layout.g) throw Error("halo exchange: depth exceeds ghost layers");
   if (layout.ni < pattern.depth || layout.nj < pattern.depth)
@@ -78,9 +82,39 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   const long total = send_.offset[send_.n] * ncomp_;
   send_buf_ = exec::Buffer<double>(space, total);
   recv_buf_ = exec::Buffer<double>(space, total);
-  if (space == exec::Space::Device) {
-    send_host_ = exec::Buffer<double>(exec::Space::Host, total);
-    recv_host_ = exec::Buffer<double>(exec::Space::Host, total);
+  // NCCL has no tags: messages between two ranks match in posting order. Sends go out in
+  // direction order, so receives are posted in the order of the sender's direction (the tag).
+  int order[8];
+  for (int r = 0; r < recv_.n; ++r) order[r] = r;
+  std::stable_sort(order, order + recv_.n, [&](int a, int b) { return recv_tag_[a] < recv_tag_[b]; });
+  for (int k = 0; k < recv_.n; ++k) {
+    const int r = order[k];
+    recv_msg_[k] = Message{recv_peer_[r], recv_.offset[r] * ncomp_ * long(sizeof(double)),
+                           (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_ * long(sizeof(double))};
+  }
+  for (int s = 0; s < send_.n; ++s)
+    send_msg_[s] = Message{send_peer_[s], send_.offset[s] * ncomp_ * long(sizeof(double)),
+                           (send_.offset[s + 1] - send_.offset[s]) * ncomp_ * long(sizeof(double))};
+  const int me = grid.rank();
+  std::vector<bool> recv_used(recv_.n, false);
+  for (int s = 0; s < send_.n; ++s) {
+    int match = -1;
+    if (send_peer_[s] == me)
+      for (int r = 0; r < recv_.n && match < 0; ++r)
+        if (!recv_used[r] && recv_peer_[r] == me && recv_tag_[r] == send_tag_[s]) match = r;
+    if (match < 0) {
+      remote_send_.push_back(s);
+      continue;
+    }
+    recv_used[match] = true;
+    self_.push_back(SelfCopy{send_.offset[s] * ncomp_, recv_.offset[match] * ncomp_,
+                             (send_.offset[s + 1] - send_.offset[s]) * ncomp_});
+  }
+  for (int r = 0; r < recv_.n; ++r)
+    if (!recv_used[r]) remote_recv_.push_back(r);
+  if (transport_->kind() == TransportKind::Staged) {
+    send_host_.reserve(std::max<long>(total, 1) * sizeof(double));
+    recv_host_.reserve(std::max<long>(total, 1) * sizeof(double));
   }
 }
 
@@ -98,37 +132,47 @@ void HaloExchange::start(const ComponentSet& comps) {
     buf[k] = cs.p[c][L.index(i, j)];
   });
 
-  double* sendp = buf;
-  double* recvp = recv_buf_.data();
-  if (space_ == exec::Space::Device) {  // staged through host memory
-    exec::copy(send_host_.data(), exec::Space::Host, buf, space_, total);
-    sendp = send_host_.data();
-    recvp = recv_host_.data();
-  }
   MPI_Comm comm = grid_.comm();
   pending_ = 0;
-  for (int r = 0; r < recv_.n; ++r) {
+  if (stats_) {
+    for (int s = 0; s < send_.n; ++s) stats_->add_message(name_, locality_[send_peer_[s]], send_msg_[s].bytes);
+    stats_->add_call(name_);
+  }
+  if (transport_->uses_nccl()) {  // queued on the device; finish() needs no wait
+    transport_->nccl_exchange(comm, buf, send_msg_, send_.n, recv_buf_.data(), recv_msg_, recv_.n);
+    return;
+  }
+  if (remote_send_.empty() && remote_recv_.empty()) return;  // all self: finish() copies
+  const size_t bytes = static_cast<size_t>(total) * sizeof(double);
+  const double* sendp = static_cast<const double*>(transport_->mpi_send_buffer(buf, bytes, send_host_));
+  double* recvp = static_cast<double*>(transport_->mpi_recv_buffer(recv_buf_.data(), bytes, recv_host_));
+  mpi_recv_ = recvp;
+  for (int r : remote_recv_) {
     const long n = (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_;
     check_mpi(MPI_Irecv(recvp + recv_.offset[r] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
                         recv_peer_[r], recv_tag_[r], comm, &requests_[pending_++]),
               "MPI_Irecv (halo)");
   }
-  for (int s = 0; s < send_.n; ++s) {
+  for (int s : remote_send_) {
     const long n = (send_.offset[s + 1] - send_.offset[s]) * ncomp_;
     check_mpi(MPI_Isend(sendp + send_.offset[s] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
                         send_peer_[s], send_tag_[s], comm, &requests_[pending_++]),
               "MPI_Isend (halo)");
-    if (stats_) stats_->add_message(name_, locality_[send_peer_[s]], n * long(sizeof(double)));
   }
-  if (stats_) stats_->add_call(name_);
 }
 
 void HaloExchange::finish(const ComponentSet& comps) {
-  check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
-  pending_ = 0;
   const long total = recv_.offset[recv_.n] * ncomp_;
-  if (space_ == exec::Space::Device)
-    exec::copy(recv_buf_.data(), space_, recv_host_.data(), exec::Space::Host, total);
+  if (!transport_->uses_nccl()) {
+    if (pending_ > 0) {
+      check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
+      pending_ = 0;
+      transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
+    }
+    // After the staged copy-back, which would overwrite them.
+    for (const SelfCopy& c : self_)
+      exec::copy(recv_buf_.data() + c.to, space_, send_buf_.data() + c.from, space_, c.count);
+  }
   const HaloRegions regions = recv_;
   const GhostedLayout L = layout_;
   const ComponentSet cs = comps;

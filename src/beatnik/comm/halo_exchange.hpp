@@ -10,6 +10,7 @@
 #include "beatnik/base/ghosted_layout.hpp"
 #include "beatnik/comm/cart_grid.hpp"
 #include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 
 namespace beatnik::comm {
@@ -39,7 +40,8 @@ struct HaloRegions {
 class HaloExchange {
  public:
   HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern, int ncomp,
-               exec::Space space, std::vector<int> locality, CommStats* stats, std::string name);
+               exec::Space space, std::vector<int> locality, CommStats* stats, std::string name,
+               Transport* transport = nullptr);
 
   void start(const ComponentSet& comps);
   void finish(const ComponentSet& comps);
@@ -63,9 +65,19 @@ class HaloExchange {
 
   HaloRegions send_, recv_;
   int send_peer_[8], recv_peer_[8], send_tag_[8], recv_tag_[8];
+  Transport* transport_;  // how the bytes travel (host, staged, cuda-aware, nccl)
+  Message send_msg_[8], recv_msg_[8];
   exec::Buffer<double> send_buf_, recv_buf_;
-  // Staged transport: host copies of the buffers when the field lives on the device.
-  exec::Buffer<double> send_host_, recv_host_;
+  // Staged transport: pinned host copies of the buffers, allocated once.
+  PinnedBuffer send_host_, recv_host_;
+  double* mpi_recv_ = nullptr;
+  // MPI transports: messages a rank sends itself (periodic wrap on a grid of extent 1) are
+  // copied within its own memory, never through MPI or the host; only the rest go to MPI.
+  struct SelfCopy {
+    long from, to, count;  // elements in send_buf_ / recv_buf_
+  };
+  std::vector<SelfCopy> self_;
+  std::vector<int> remote_send_, remote_recv_;
   MPI_Request requests_[16];
   int pending_ = 0;
 };

@@ -68,27 +68,32 @@ bool parse_exchange_algorithm(const std::string& name, ExchangeAlgorithm& out) {
 const char* exchange_algorithm_names() { return "alltoallv, alltoall, p2p, p2p-pipelined or nccl"; }
 
 std::string exchange_unavailable_reason(ExchangeAlgorithm a, exec::Space space) {
-  (void)space;
-  if (a == ExchangeAlgorithm::Nccl)
-    // The device transport goes here: available when built with BEATNIK_WITH_NCCL and the data
-    // live on the device.
-    return "--fft-exchange nccl: the NCCL transport is not implemented yet (it will need the CUDA "
-           "build with NCCL and -x cuda); use alltoallv, alltoall, p2p or p2p-pipelined";
+  if (a != ExchangeAlgorithm::Nccl) return {};
+  if (space != exec::Space::Device)
+    return "--fft-exchange nccl: NCCL moves device data; run with -x cuda (or choose alltoallv, alltoall, "
+           "p2p or p2p-pipelined)";
+  if (!nccl_built())
+    return "--fft-exchange nccl: this beatnik was built without NCCL (install NCCL and rebuild the cuda "
+           "preset), or choose alltoallv, alltoall, p2p or p2p-pipelined";
   return {};
 }
 
 Redistributor::Redistributor(MPI_Comm comm, const std::vector<Box2>& from,
                              const std::vector<Box2>& to, exec::Space space,
                              std::vector<int> locality, CommStats* stats, std::string pattern,
-                             ExchangeAlgorithm algorithm)
+                             ExchangeAlgorithm algorithm, Transport* transport)
     : comm_(comm),
       space_(space),
       locality_(std::move(locality)),
       stats_(stats),
       pattern_(std::move(pattern)),
-      algorithm_(algorithm) {
+      algorithm_(algorithm),
+      transport_(transport ? transport : &basic_transport(space)) {
   if (const std::string why = exchange_unavailable_reason(algorithm, space); !why.empty())
     throw NotAvailable(why);
+  if (algorithm == ExchangeAlgorithm::Nccl && !transport_->uses_nccl())
+    throw NotAvailable("--fft-exchange nccl: the reshapes travel over NCCL only with the NCCL GPU transport "
+                       "(--gpu-transport nccl, or auto with one GPU per rank and several ranks)");
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   if (static_cast<int>(from.size()) != size_ || static_cast<int>(to.size()) != size_)
@@ -146,8 +151,8 @@ MPI_Datatype Redistributor::element_type(int bytes) {
 }
 
 char* Redistributor::stage(bool send, size_t bytes) {
-  exec::Buffer<char>& b = send ? host_send_ : host_recv_;
-  if (b.size() < bytes) b = exec::Buffer<char>(exec::Space::Host, bytes);
+  PinnedBuffer& b = send ? host_send_ : host_recv_;
+  b.reserve(bytes);
   return b.data();
 }
 
@@ -172,17 +177,16 @@ void Redistributor::exchange_only(const void* send, void* recv, int elem_bytes, 
 void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool reverse, bool count_stats) {
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
+  if (transport_->uses_nccl()) {  // every algorithm becomes one grouped NCCL exchange
+    nccl_transfer(send, recv, elem_bytes, out, in, count_stats);
+    return;
+  }
   const bool padded = algorithm_ == ExchangeAlgorithm::Alltoall;
   const size_t send_bytes = size_t(padded ? size_ * pad_ : out.total) * elem_bytes;
   const size_t recv_bytes = size_t(padded ? size_ * pad_ : in.total) * elem_bytes;
-  const char* sp = static_cast<const char*>(send);
-  char* rp = static_cast<char*>(recv);
-  if (space_ == exec::Space::Device) {  // staged: the MPI library may not read device memory
-    char* hs = stage(true, send_bytes);
-    exec::copy_bytes(hs, exec::Space::Host, send, space_, send_bytes);
-    sp = hs;
-    rp = stage(false, recv_bytes);
-  }
+  // Where MPI reads and writes: the buffers themselves, or pinned host copies (staged).
+  const char* sp = static_cast<const char*>(transport_->mpi_send_buffer(send, send_bytes, host_send_));
+  char* rp = static_cast<char*>(transport_->mpi_recv_buffer(recv, recv_bytes, host_recv_));
   MPI_Datatype t = element_type(elem_bytes);
   if (padded) {
     if (pad_ > INT_MAX) throw Error("redistributor: message too large for MPI int counts");
@@ -216,15 +220,30 @@ void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool 
         check_mpi(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
         break;
       }
-      case ExchangeAlgorithm::Nccl:
-      case ExchangeAlgorithm::Alltoall:
-        // Nccl: the device transport belongs here (ncclGroupStart; ncclSend/ncclRecv per
-        // partner on the device buffers, no staging; ncclGroupEnd). Rejected in the constructor.
-        throw Error(std::string("redistributor: no transfer for ") + to_string(algorithm_));
+      case ExchangeAlgorithm::Nccl:  // needs the NCCL transport, handled above
+      case ExchangeAlgorithm::Alltoall:  // handled above
+        throw Error(std::string("redistributor: no MPI transfer for ") + to_string(algorithm_));
     }
   }
   if (count_stats) record(out, elem_bytes);
-  if (space_ == exec::Space::Device) exec::copy_bytes(recv, space_, rp, exec::Space::Host, recv_bytes);
+  transport_->mpi_received(recv, rp, recv_bytes);
+}
+
+void Redistributor::nccl_transfer(const void* send, void* recv, int elem_bytes, const SegmentTable& out,
+                                  const SegmentTable& in, bool count_stats) {
+  // NCCL has no alltoallv: one grouped ncclSend/ncclRecv over the peers that share data, one
+  // message per peer pair (so posting order cannot mismatch). Offsets are the algorithm's (padded
+  // for alltoall), counts the real ones.
+  nccl_sends_.clear();
+  nccl_recvs_.clear();
+  for (int r : out.peer) nccl_sends_.push_back(Message{r, out.peer_offset[r] * elem_bytes, out.peer_count[r] * elem_bytes});
+  for (int r : in.peer) nccl_recvs_.push_back(Message{r, in.peer_offset[r] * elem_bytes, in.peer_count[r] * elem_bytes});
+  transport_->nccl_exchange(comm_, send, nccl_sends_.data(), static_cast<int>(nccl_sends_.size()), recv,
+                            nccl_recvs_.data(), static_cast<int>(nccl_recvs_.size()));
+  if (count_stats && stats_) {
+    stats_->add_call(pattern_);
+    for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
+  }
 }
 
 }  // namespace beatnik::comm

@@ -16,6 +16,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
@@ -64,7 +65,8 @@ class Redistributor {
   // Collective over `comm` (the padded all-to-all agrees on its message size here).
   Redistributor(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
                 exec::Space space, std::vector<int> locality, CommStats* stats, std::string pattern,
-                ExchangeAlgorithm algorithm = ExchangeAlgorithm::Alltoallv);
+                ExchangeAlgorithm algorithm = ExchangeAlgorithm::Alltoallv,
+                Transport* transport = nullptr);
   ~Redistributor();
   Redistributor(const Redistributor&) = delete;
   Redistributor& operator=(const Redistributor&) = delete;
@@ -90,6 +92,8 @@ class Redistributor {
 
  private:
   void transfer(const void* send, void* recv, int elem_bytes, bool reverse, bool count_stats);
+  void nccl_transfer(const void* send, void* recv, int elem_bytes, const SegmentTable& out,
+                     const SegmentTable& in, bool count_stats);
   void record(const SegmentTable& out, int elem_bytes);
   MPI_Datatype element_type(int bytes);
   char* stage(bool send, size_t bytes);
@@ -104,7 +108,10 @@ class Redistributor {
   SegmentTable from_side_, to_side_;  // my from-box cut by every to-box, and vice versa
   long pad_ = 0;                      // per-pair message size of the padded all-to-all
   bool self_only_ = false;
-  exec::Buffer<char> host_send_, host_recv_;  // staging when the data lives on the device
+  // How the bytes travel; MPI-based transports run `algorithm_`, nccl one grouped send/recv.
+  Transport* transport_;
+  PinnedBuffer host_send_, host_recv_;  // staged transport: pinned copies, grown once
+  std::vector<Message> nccl_sends_, nccl_recvs_;
   std::vector<int> counts_, displs_, rcounts_, rdispls_;
   std::vector<MPI_Request> requests_;
   std::vector<int> request_peer_;
@@ -168,7 +175,8 @@ void unpack_run(exec::Space space, Segment s, long count, const T* buf, Unpack u
 
 template <class T, class Pack, class Unpack>
 void Redistributor::execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse) {
-  if (algorithm_ == ExchangeAlgorithm::P2PPipelined && !self_only_) {
+  // Pipelining is an MPI schedule; over NCCL the exchange is one grouped call anyway.
+  if (algorithm_ == ExchangeAlgorithm::P2PPipelined && !self_only_ && !transport_->uses_nccl()) {
     execute_pipelined(sendbuf, recvbuf, pack, unpack, reverse);
     return;
   }
@@ -190,7 +198,7 @@ void Redistributor::execute_pipelined(T* sendbuf, T* recvbuf, Pack pack, Unpack 
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
   const long E = sizeof(T);
-  const bool staged = space_ == exec::Space::Device;  // MPI sees host copies of device data
+  const bool staged = transport_->kind() == TransportKind::Staged;  // MPI sees host copies
   char* hs = staged ? stage(true, size_t(out.total) * E) : reinterpret_cast<char*>(sendbuf);
   char* hr = staged ? stage(false, size_t(in.total) * E) : reinterpret_cast<char*>(recvbuf);
   MPI_Datatype t = element_type(E);

@@ -81,6 +81,45 @@ void set_device(int id) {
 #endif
 }
 
+int bind_device(int node_local_rank, int override_id) {
+  int id = override_id;
+  if (id < 0) {
+    if (const char* env = std::getenv("BEATNIK_GPU_ID"); env && *env) {
+      char* end = nullptr;
+      const long v = std::strtol(env, &end, 10);
+      if (*end != '\0' || v < 0) throw InputError(std::string("BEATNIK_GPU_ID='") + env + "' is not a GPU number (0, 1, ...)");
+      id = static_cast<int>(v);
+    }
+  }
+  const int n = device_count();
+  if (n == 0)
+    throw NotAvailable(cuda_built() ? "-x cuda: no CUDA GPU is visible to this process (check the driver and "
+                                      "CUDA_VISIBLE_DEVICES), or run with -x host"
+                                    : "-x cuda: this beatnik was built without the CUDA backend");
+  if (id < 0) id = node_local_rank % n;
+  if (id >= n)
+    throw NotAvailable("GPU " + std::to_string(id) + " asked for (--gpu-id or BEATNIK_GPU_ID), but only " +
+                       std::to_string(n) + " GPU(s) are visible");
+  set_device(id);
+  return id;
+}
+
+std::string device_name() {
+#if defined(BEATNIK_WITH_CUDA)
+  int d = 0;
+  cudaDeviceProp p;
+  if (cudaGetDevice(&d) == cudaSuccess && cudaGetDeviceProperties(&p, d) == cudaSuccess) return p.name;
+#endif
+  return "none";
+}
+
+void device_memory(std::size_t& free_bytes, std::size_t& total_bytes) {
+  free_bytes = total_bytes = 0;
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+#endif
+}
+
 void fence(Space s) {
   if (s == Space::Host) return;
 #if defined(BEATNIK_WITH_CUDA)

@@ -1,5 +1,6 @@
 #pragma once
 // Where data lives and kernels run. Chosen at run time (-x host|cuda).
+#include <cstddef>
 #include <string>
 
 namespace beatnik::exec {
@@ -16,6 +17,16 @@ int device_count();
 
 // Select the GPU this process uses.
 void set_device(int id);
+
+// GPU of a rank: `override_id` if >= 0, else the environment variable BEATNIK_GPU_ID if set,
+// else node_local_rank modulo the visible GPUs. Selects it and returns its id. Throws
+// NotAvailable when no GPU is visible or the id does not exist, InputError for a malformed
+// BEATNIK_GPU_ID.
+int bind_device(int node_local_rank, int override_id);
+
+// The selected GPU's name and memory (free and total bytes, as the driver reports them).
+std::string device_name();
+void device_memory(std::size_t& free_bytes, std::size_t& total_bytes);
 
 // Wait until all work queued in this space has finished.
 void fence(Space s);

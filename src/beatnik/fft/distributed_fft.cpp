@@ -17,8 +17,15 @@ Box2 y_lines(int ny, int i0, int i1) { return Box2{{i0, 0}, {i1, ny}}; }
 DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
                                std::array<int, 2> global, std::array<int, 2> procs,
                                const std::vector<Box2>& blocks, exec::Space space,
-                               const FftOptions& options, comm::CommStats* stats, Timers* timers)
-    : global_(global), space_(space), options_(options), timers_(timers), ctx_(ctx), stats_(stats) {
+                               const FftOptions& options, comm::CommStats* stats, Timers* timers,
+                               comm::Transport* transport)
+    : global_(global),
+      space_(space),
+      options_(options),
+      timers_(timers),
+      ctx_(ctx),
+      stats_(stats),
+      transport_(transport) {
   int rank = 0, size = 1;
   MPI_Comm_rank(grid_comm, &rank);
   MPI_Comm_size(grid_comm, &size);
@@ -113,8 +120,11 @@ void DistributedFFT::add_reshape(MPI_Comm comm, const std::vector<Box2>& from,
   s.reshape = static_cast<int>(reshapes_.size());
   s.from = from_layout;
   s.to = to_layout;
+  int comm_size = 0;
+  MPI_Comm_size(comm, &comm_size);
+  s.local = comm_size == 1;
   reshapes_.push_back(std::make_unique<comm::Redistributor>(comm, from, to, space_, ctx_.locality(comm),
-                                                            stats_, "fft", options_.algorithm));
+                                                            stats_, "fft", options_.algorithm, transport_));
   steps_.push_back(s);
 }
 
@@ -125,7 +135,23 @@ void DistributedFFT::add_fft(const BatchShape& shape) {
   steps_.push_back(s);
 }
 
+namespace {
+bool same_layout(const ArrayLayout2& a, const ArrayLayout2& b) {
+  return a.box.lo == b.box.lo && a.box.hi == b.box.hi && a.si == b.si && a.sj == b.sj && a.offset == b.offset;
+}
+}  // namespace
+
+void DistributedFFT::count_local(const Step& s) const {
+  if (!stats_) return;
+  stats_->add_call("fft");
+  stats_->add_message("fft", 0, s.to.box.count() * long(sizeof(cplx)));
+}
+
 void DistributedFFT::work_to_work(const Step& s, bool reverse) {
+  if (s.local && same_layout(s.from, s.to)) {  // nothing moves and nothing is reordered
+    count_local(s);
+    return;
+  }
   Timers::Scope t(timers_, "fft.reshape");
   cplx* w = work_.data();
   const StridedIndex src = indexer(reverse ? s.to : s.from);

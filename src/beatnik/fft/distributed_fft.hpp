@@ -24,7 +24,8 @@ class DistributedFFT {
   // `grid_comm` is the Cartesian communicator whose rank r owns `blocks[r]`; `procs` is its shape.
   DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm, std::array<int, 2> global,
                  std::array<int, 2> procs, const std::vector<Box2>& blocks, exec::Space space,
-                 const FftOptions& options, comm::CommStats* stats, Timers* timers);
+                 const FftOptions& options, comm::CommStats* stats, Timers* timers,
+                 comm::Transport* transport = nullptr);
   ~DistributedFFT();
   DistributedFFT(const DistributedFFT&) = delete;
   DistributedFFT& operator=(const DistributedFFT&) = delete;
@@ -52,10 +53,16 @@ class DistributedFFT {
     int reshape = -1;  // index into reshapes_, or -1
     int fft = -1;      // index into ffts_, or -1
     ArrayLayout2 from, to;  // work-array layouts on both sides of a reshape (forward direction)
+    // The reshape's communicator has one rank: nothing travels, the data only changes layout
+    // (one rank, or a pencil row/column of one). Done as one direct pass (or none) instead of
+    // pack + unpack through the message buffer.
+    bool local = false;
   };
   // One reshape between two work-array layouts (public only because nvcc's extended lambdas
   // may not live in private member functions).
   void work_to_work(const Step& s, bool reverse);
+  // Accounting of a local reshape as the redistributor would do it (a message to self).
+  void count_local(const Step& s) const;
 
  private:
   void add_reshape(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
@@ -75,6 +82,7 @@ class DistributedFFT {
   std::vector<BatchShape> shapes_;  // planned once the work array exists
   const comm::Context& ctx_;
   comm::CommStats* stats_;
+  comm::Transport* transport_;
 };
 
 template <class Pack>
@@ -84,6 +92,15 @@ void DistributedFFT::forward(Pack pack) {
     if (s.fft >= 0) {
       Timers::Scope t(timers_, "fft.local");
       ffts_[s.fft]->forward(work_.data());
+    } else if (k == 0 && s.local) {
+      // Block -> work array in one pass (source and destination are different arrays).
+      Timers::Scope t(timers_, "fft.reshape");
+      cplx* w = work_.data();
+      const StridedIndex to = indexer(s.to);
+      const Box2 b = s.to.box;
+      exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]},
+                         [=] BEATNIK_HOST_DEVICE(int i, int j) { w[to(i, j)] = pack(i, j); });
+      count_local(s);
     } else if (k == 0) {
       Timers::Scope t(timers_, "fft.reshape");
       cplx* w = work_.data();
@@ -103,6 +120,14 @@ void DistributedFFT::inverse(Unpack unpack) {
     if (s.fft >= 0) {
       Timers::Scope t(timers_, "fft.local");
       ffts_[s.fft]->inverse(work_.data());
+    } else if (k == 0 && s.local) {
+      Timers::Scope t(timers_, "fft.reshape");
+      const cplx* w = work_.data();
+      const StridedIndex from = indexer(s.to);
+      const Box2 b = s.to.box;
+      exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]},
+                         [=] BEATNIK_HOST_DEVICE(int i, int j) { unpack(i, j, w[from(i, j)]); });
+      count_local(s);
     } else if (k == 0) {
       Timers::Scope t(timers_, "fft.reshape");
       const cplx* w = work_.data();

@@ -6,8 +6,9 @@
 
 namespace beatnik::mesh {
 
-SurfaceMesh::SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs)
-    : ctx_(ctx), geom_(geom), decomp_(geom.nodes, procs) {
+SurfaceMesh::SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs,
+                         comm::Transport* transport)
+    : ctx_(ctx), geom_(geom), decomp_(geom.nodes, procs), transport_(transport) {
   if (procs[0] * procs[1] != ctx.size())
     throw InputError("process grid " + std::to_string(procs[0]) + "x" + std::to_string(procs[1]) +
                      " does not match " + std::to_string(ctx.size()) + " ranks");

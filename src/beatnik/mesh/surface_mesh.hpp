@@ -6,6 +6,7 @@
 #include "beatnik/base/ghosted_layout.hpp"
 #include "beatnik/comm/cart_grid.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/decomposition.hpp"
 #include "beatnik/mesh/geometry.hpp"
 
@@ -15,12 +16,15 @@ inline constexpr int kGhosts = 2;  // halo depth the 4th-order stencils need
 
 class SurfaceMesh {
  public:
-  SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs);
+  // `transport` moves the bytes of every pattern on this mesh (null: host or staged by space).
+  SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs,
+              comm::Transport* transport = nullptr);
 
   const comm::Context& context() const { return ctx_; }
   const Geometry& geometry() const { return geom_; }
   const Decomposition& decomposition() const { return decomp_; }
   const comm::CartGrid& grid() const { return *grid_; }
+  comm::Transport* transport() const { return transport_; }
   const Box2& owned() const { return owned_; }
   GhostedLayout layout() const { return GhostedLayout{owned_.extent(0), owned_.extent(1), kGhosts}; }
   // Locality (self / on-node / off-node) of every rank of the grid communicator.
@@ -37,6 +41,7 @@ class SurfaceMesh {
   std::unique_ptr<comm::CartGrid> grid_;
   Box2 owned_;
   std::vector<int> locality_;
+  comm::Transport* transport_;
 };
 
 }  // namespace beatnik::mesh

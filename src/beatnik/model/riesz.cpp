@@ -12,7 +12,7 @@ RieszTransform::RieszTransform(const mesh::SurfaceMesh& mesh, exec::Space space,
   fft_ = std::make_unique<fft::DistributedFFT>(mesh.context(), mesh.grid().comm(), geo.nodes,
                                                mesh.decomposition().procs(),
                                                mesh.decomposition().all_owned(), space, options,
-                                               stats, timers);
+                                               stats, timers, mesh.transport());
   // Physical wavenumbers: only k/|k| enters, so this matters for unequal boxes or node counts.
   for (int d = 0; d < 2; ++d) k_scale_[d] = 2.0 * M_PI / (geo.nodes[d] * geo.node_spacing[d]);
 }

@@ -1,0 +1,56 @@
+#include "beatnik/exec/device_clock.hpp"
+
+#include <string>
+#include <vector>
+
+#include "beatnik/base/error.hpp"
+
+#if defined(BEATNIK_WITH_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace beatnik::exec {
+
+#if defined(BEATNIK_WITH_CUDA)
+namespace {
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+class CudaEventClock final : public DeviceClock {
+ public:
+  ~CudaEventClock() override {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  int record() override {
+    if (next_ == events_.size()) {
+      cudaEvent_t e;
+      check(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+    // Stream 0 (legacy default): every kernel, copy and blocking stream is ordered with it.
+    check(cudaEventRecord(events_[next_], 0), "cudaEventRecord");
+    return static_cast<int>(next_++);
+  }
+  double seconds_between(int a, int b) override {
+    check(cudaEventSynchronize(events_[b]), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, events_[a], events_[b]), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+  void recycle() override { next_ = 0; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  std::size_t next_ = 0;
+};
+}  // namespace
+
+std::unique_ptr<DeviceClock> make_cuda_event_clock() { return std::make_unique<CudaEventClock>(); }
+#else
+std::unique_ptr<DeviceClock> make_cuda_event_clock() {
+  throw NotAvailable("CUDA event timers: this beatnik was built without the CUDA backend");
+}
+#endif
+
+}  // namespace beatnik::exec

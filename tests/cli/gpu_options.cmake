@@ -1,0 +1,13 @@
+# GPU options at the command line: validated on every build, ignored (and said so) on a host run.
+function(beatnik_cli_test name regex)
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:beatnik> ${ARGN})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}" LABELS unit
+                       ENVIRONMENT "${BEATNIK_TEST_ENV}" TIMEOUT 60)
+endfunction()
+beatnik_cli_test(cli.gpu_transport_unknown "unknown --gpu-transport 'fast'" --gpu-transport fast)
+beatnik_cli_test(cli.gpu_id_negative "--gpu-id must be a GPU number" -x cuda --gpu-id -1)
+beatnik_cli_test(cli.gpu_options_ignored_on_host "ignored on a host run"
+                 -n 16 -t 1 --fftw-plan estimate --progress-every 0 --gpu-transport nccl --gpu-id 0)
+if(NOT BEATNIK_ENABLE_CUDA)
+  beatnik_cli_test(cli.cuda_not_built "built without the CUDA backend" -x cuda -n 16 -t 1)
+endif()
