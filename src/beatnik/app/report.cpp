@@ -79,6 +79,14 @@ json config_json(const Simulation& sim) {
   j["epsilon"] = c.model.epsilon;
   j["metric_power"] = c.model.metric_power;
   j["solver"] = o.solver;
+  if (c.model.order != model::Order::Low) {
+    const auto& b = c.model.br;
+    j["br"] = {{"strategy", comm::to_string(b.strategy)},
+               {"images", b.centred ? fmt::format("{0}x{0} centred on the nearest image", 2 * b.images + 1)
+                                    : std::string("fixed 3x3 block")},
+               {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
+                                             : std::string("uniform (periodic) / trapezoid (free)")}};
+  }
   j["tau"] = c.tau;
   j["dt"] = c.dt;
   j["steps"] = c.steps;
@@ -210,6 +218,13 @@ void print_banner(const Simulation& sim) {
   fmt::print("  physics     A = {:g}, g = {:g} ({:g} g's), M = {:g} (mu = {:.6g}), e = {:g} (eps = {:.6g}), p = {:g}\n",
              c.model.atwood, c.model.gravity, c.options.gravity, c.options.mu, c.model.mu, c.options.epsilon,
              c.model.epsilon, c.model.metric_power);
+  if (c.model.order != model::Order::Low) {
+    const auto& b = c.model.br;
+    fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, comm::to_string(b.strategy),
+               b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
+                         : std::string("fixed 3x3 images"),
+               b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");
+  }
   fmt::print("  initial     {} m = {:g} p = {:g}\n", model::to_string(c.initial.shape), c.initial.magnitude,
              c.initial.period);
   fmt::print("  time        {} steps of dt = {:.6g} (tau = {:.6g}, t_final = {:.6g})\n", c.steps, c.dt, c.tau,

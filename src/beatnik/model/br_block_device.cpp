@@ -1,0 +1,66 @@
+// Device version of the Birkhoff–Rott block: one thread per target, the sources staged
+// through shared memory tile by tile (each source is read from global memory once per thread
+// block, then by every thread from shared memory). FP64 throughout. Compiled by nvcc in the
+// CUDA build (BEATNIK_KERNEL_SOURCES); the host build gets a stub.
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/model/br_block.hpp"
+
+namespace beatnik::model {
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+namespace {
+
+constexpr int kThreads = 128;  // targets per thread block = sources per shared-memory tile
+
+__global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
+  __shared__ double s[6][kThreads];
+  const long nt = a.nt, ns = a.ns;
+  const long t = a.t0 + static_cast<long>(blockIdx.x) * kThreads + threadIdx.x;
+  const bool active = t < a.t1;
+  const double tx = active ? a.targets[t] : 0.0;
+  const double ty = active ? a.targets[nt + t] : 0.0;
+  const double tz = active ? a.targets[2 * nt + t] : 0.0;
+  const BRImages img = a.images;
+  const int cx = img.count(0), cy = img.count(1);
+  const double L0 = img.period[0], L1 = img.period[1];
+  const double h0 = img.centring_half(0), h1 = img.centring_half(1);
+  double ux = 0.0, uy = 0.0, uz = 0.0;
+  for (long k0 = 0; k0 < ns; k0 += kThreads) {
+    const long k = k0 + threadIdx.x;
+    if (k < ns)
+      for (int c = 0; c < 6; ++c) s[c][threadIdx.x] = a.sources[c * ns + k];
+    __syncthreads();
+    const int m = static_cast<int>(ns - k0 < kThreads ? ns - k0 : kThreads);
+    if (active) {
+      for (int q = 0; q < m; ++q) {
+        const double sx = s[0][q], sy = s[1][q], sz = s[2][q];
+        const double qx = s[3][q], qy = s[4][q], qz = s[5][q];
+        const double cxo = image_centre(tx - sx, L0, h0), cyo = image_centre(ty - sy, L1, h1);
+        for (int ia = 0; ia < cx; ++ia)
+          for (int ib = 0; ib < cy; ++ib)
+            br_pair(tx, ty, tz, sx + cxo + img.offset(0, ia), sy + cyo + img.offset(1, ib), sz, qx,
+                    qy, qz, a.eps, ux, uy, uz);
+      }
+    }
+    __syncthreads();
+  }
+  if (active) {
+    a.acc[t] += ux;
+    a.acc[nt + t] += uy;
+    a.acc[2 * nt + t] += uz;
+  }
+}
+
+}  // namespace
+
+void br_block_device(const BRBlockArgs& a) {
+  const long n = a.t1 - a.t0;
+  if (n <= 0) return;
+  br_block_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads>>>(a);
+  exec::detail::check_launch("Birkhoff-Rott block kernel");
+}
+#else
+void br_block_device(const BRBlockArgs&) { exec::no_device_backend("Birkhoff-Rott block"); }
+#endif
+
+}  // namespace beatnik::model
