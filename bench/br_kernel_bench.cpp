@@ -125,16 +125,25 @@ int main(int argc, char** argv) {
       o.br_strategy = strategy;
       app::Simulation sim(MPI_COMM_WORLD, app::make_run_config(o, size));
       sim.step();  // warm-up
+      sim.timers().reset();
       MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = wall_seconds();
+      const double t0 = wall_seconds(), c0 = cpu_seconds();
       for (long s = 0; s < steps; ++s) sim.step();
+      double cpu = (cpu_seconds() - c0) / steps;
       MPI_Barrier(MPI_COMM_WORLD);
       const double per = (wall_seconds() - t0) / steps;
+      MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       const double pairs = 3.0 * 64 * 64 * 64 * 64 * 9;
+      auto region = [&](const char* r) {
+        auto it = sim.timers().stats().find(r);
+        return it == sim.timers().stats().end() ? 0.0 : it->second.seconds / steps;
+      };
       if (rank == 0)
-        std::printf("high order, n = 64 periodic, %d rank(s) x %d thread(s), ring %s: %.4f s per step "
-                    "(%.3e pair-image interactions/s, %.3e per rank)\n",
-                    size, exec::host_threads(), strategy, per, pairs / per, pairs / per / size);
+        std::printf("high order, n = 64 periodic, %d rank(s) x %d thread(s), ring %-8s: %.4f s per step wall, "
+                    "%.4f cpu-s per step per rank (%.3e interactions per cpu-second per rank); rank 0: "
+                    "compute %.4f, ring exposed %.2e, ring hidden %.2e s per step\n",
+                    size, exec::host_threads(), strategy, per, cpu, pairs / cpu / size, region("br.exact.compute"),
+                    region("br.exact.ring"), region("br.exact.ring.hidden"));
     }
   }
   MPI_Finalize();

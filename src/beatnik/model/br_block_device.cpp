@@ -35,11 +35,22 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
       for (int q = 0; q < m; ++q) {
         const double sx = s[0][q], sy = s[1][q], sz = s[2][q];
         const double qx = s[3][q], qy = s[4][q], qz = s[5][q];
-        const double cxo = image_centre(tx - sx, L0, h0), cyo = image_centre(ty - sy, L1, h1);
-        for (int ia = 0; ia < cx; ++ia)
-          for (int ib = 0; ib < cy; ++ib)
-            br_pair(tx, ty, tz, sx + cxo + img.offset(0, ia), sy + cyo + img.offset(1, ib), sz, qx,
-                    qy, qz, a.eps, ux, uy, uz);
+        const double cxo = sx + image_centre(tx - sx, L0, h0), cyo = sy + image_centre(ty - sy, L1, h1);
+        // br_pair with the per-source parts hoisted out of the image loops.
+        const double rz = tz - sz, rz2 = rz * rz + a.eps;
+        const double qyrz = qy * rz, qxrz = qx * rz;
+        for (int ia = 0; ia < cx; ++ia) {
+          const double rx = tx - (cxo + img.offset(0, ia));
+          const double rx2 = rx * rx + rz2, qzrx = qz * rx, qyrx = qy * rx;
+          for (int ib = 0; ib < cy; ++ib) {
+            const double ry = ty - (cyo + img.offset(1, ib));
+            const double y = rsqrt(ry * ry + rx2);
+            const double f = y * y * y;
+            ux += (qyrz - qz * ry) * f;
+            uy += (qzrx - qxrz) * f;
+            uz += (qx * ry - qyrx) * f;
+          }
+        }
       }
     }
     __syncthreads();

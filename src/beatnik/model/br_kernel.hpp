@@ -33,7 +33,14 @@ BEATNIK_HOST_DEVICE inline void br_pair(double tx, double ty, double tz, double 
                                         double& ux, double& uy, double& uz) {
   const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
   const double d = rx * rx + ry * ry + rz * rz + eps;
+#if defined(__CUDA_ARCH__)
+  // Device: the FP64 reciprocal square root (hardware estimate + Newton steps, ~1 ulp) is much
+  // cheaper than a square root and a division, which are long instruction sequences on GPUs.
+  const double y = rsqrt(d);
+  const double f = y * y * y;
+#else
   const double f = 1.0 / (d * std::sqrt(d));
+#endif
   ux += (qy * rz - qz * ry) * f;
   uy += (qz * rx - qx * rz) * f;
   uz += (qx * ry - qy * rx) * f;
