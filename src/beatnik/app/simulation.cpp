@@ -12,6 +12,9 @@ namespace beatnik::app {
 
 Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config) {
   ctx_ = std::make_unique<comm::Context>(comm);
+  // One GPU per rank on a node (round robin when there are more ranks than GPUs).
+  if (config.space == exec::Space::Device && exec::device_count() > 0)
+    exec::set_device(ctx_->node_local_rank() % exec::device_count());
   mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs);
   if (config.space == exec::Space::Device) timers_.set_sync([] { exec::fence(exec::Space::Device); });
   state_ = mesh::Field(config.space, mesh_->layout(), model::kStateComps);
