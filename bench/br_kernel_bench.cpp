@@ -50,6 +50,7 @@ double kernel_rate(int n, exec::Space space, int repeats, double* seconds, doubl
     }
   std::memcpy(tgt.data(), src.data(), 3 * N * sizeof(double));
   exec::Buffer<double> s(space, 6 * N), t(space, 3 * N), acc(space, 3 * N);
+  exec::Buffer<double> partial(space, space == exec::Space::Device ? size_t(model::kBRMaxSplits) * 3 * N : 0);
   exec::copy(s.data(), space, src.data(), exec::Space::Host, 6 * N);
   exec::copy(t.data(), space, tgt.data(), exec::Space::Host, 3 * N);
   acc.zero();
@@ -65,6 +66,7 @@ double kernel_rate(int n, exec::Space space, int repeats, double* seconds, doubl
   a.images.period[0] = a.images.period[1] = 2.0;
   a.eps = 0.25 * 2.0 / n;
   a.acc = acc.data();
+  a.partial = partial.data();
   auto run = [&] {
     if (space == exec::Space::Host) model::br_block_host(a);
     else model::br_block_device(a);

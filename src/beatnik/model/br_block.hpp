@@ -18,7 +18,13 @@ struct BRBlockArgs {
   BRImages images;
   double eps = 0.0;
   double* acc = nullptr;
+  // Device only: scratch of kBRMaxSplits·3·nt doubles in device memory. With it, a block with
+  // few targets is also split over the sources (partial sums, then a fixed-order reduction:
+  // deterministic), so that small meshes still fill the GPU. Null: no split.
+  double* partial = nullptr;
 };
+
+inline constexpr int kBRMaxSplits = 32;
 
 void br_block_host(const BRBlockArgs& a);
 // Queues the block on the device (asynchronous); throws NotAvailable without the CUDA build.

@@ -2,6 +2,8 @@
 // through shared memory tile by tile (each source is read from global memory once per thread
 // block, then by every thread from shared memory). FP64 throughout. Compiled by nvcc in the
 // CUDA build (BEATNIK_KERNEL_SOURCES); the host build gets a stub.
+#include <algorithm>
+
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/model/br_block.hpp"
 
@@ -12,9 +14,14 @@ namespace {
 
 constexpr int kThreads = 128;  // targets per thread block = sources per shared-memory tile
 
+// blockIdx.x: tile of targets; blockIdx.y: part of the sources (gridDim.y parts). With one
+// part the sums go straight into acc; with several, into partial[part][c][t].
 __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
   __shared__ double s[6][kThreads];
-  const long nt = a.nt, ns = a.ns;
+  const long nt = a.nt, ns_all = a.ns;
+  const long s0 = ns_all * blockIdx.y / gridDim.y, s1 = ns_all * (blockIdx.y + 1) / gridDim.y;
+  const long ns = s1 - s0;
+  const double* src = a.sources + s0;
   const long t = a.t0 + static_cast<long>(blockIdx.x) * kThreads + threadIdx.x;
   const bool active = t < a.t1;
   const double tx = active ? a.targets[t] : 0.0;
@@ -28,7 +35,7 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
   for (long k0 = 0; k0 < ns; k0 += kThreads) {
     const long k = k0 + threadIdx.x;
     if (k < ns)
-      for (int c = 0; c < 6; ++c) s[c][threadIdx.x] = a.sources[c * ns + k];
+      for (int c = 0; c < 6; ++c) s[c][threadIdx.x] = src[c * ns_all + k];
     __syncthreads();
     const int m = static_cast<int>(ns - k0 < kThreads ? ns - k0 : kThreads);
     if (active) {
@@ -55,11 +62,39 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
     }
     __syncthreads();
   }
-  if (active) {
+  if (!active) return;
+  if (gridDim.y == 1) {
     a.acc[t] += ux;
     a.acc[nt + t] += uy;
     a.acc[2 * nt + t] += uz;
+  } else {
+    double* p = a.partial + blockIdx.y * 3 * nt;
+    p[t] = ux;
+    p[nt + t] = uy;
+    p[2 * nt + t] = uz;
   }
+}
+
+// acc += Σ_parts partial, in part order (deterministic).
+__global__ void br_reduce_kernel(BRBlockArgs a, int parts) {
+  const long t = a.t0 + static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= a.t1) return;
+  const long nt = a.nt;
+  for (int c = 0; c < 3; ++c) {
+    double v = 0.0;
+    for (int q = 0; q < parts; ++q) v += a.partial[(q * 3 + c) * nt + t];
+    a.acc[c * nt + t] += v;
+  }
+}
+
+int multiprocessors() {
+  static const int n = [] {
+    int dev = 0, v = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev);
+    return v > 0 ? v : 1;
+  }();
+  return n;
 }
 
 }  // namespace
@@ -67,8 +102,19 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
 void br_block_device(const BRBlockArgs& a) {
   const long n = a.t1 - a.t0;
   if (n <= 0) return;
-  br_block_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads>>>(a);
+  const long tiles = (n + kThreads - 1) / kThreads;
+  // Enough thread blocks for ~8 per multiprocessor, each part keeping at least one tile.
+  long parts = 1;
+  if (a.partial) {
+    const long want = (8L * multiprocessors() + tiles - 1) / tiles;
+    parts = std::max(1L, std::min({want, long(kBRMaxSplits), a.ns / kThreads}));
+  }
+  br_block_kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(parts)), kThreads>>>(a);
   exec::detail::check_launch("Birkhoff-Rott block kernel");
+  if (parts > 1) {
+    br_reduce_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(a, static_cast<int>(parts));
+    exec::detail::check_launch("Birkhoff-Rott partial-sum reduction");
+  }
 }
 #else
 void br_block_device(const BRBlockArgs&) { exec::no_device_backend("Birkhoff-Rott block"); }

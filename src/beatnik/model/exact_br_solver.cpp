@@ -21,6 +21,7 @@ ExactBRSolver::ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
   ring_ = std::make_unique<comm::RingPass>(mesh.grid().comm(), 6 * n_, space, settings.strategy,
                                            mesh.locality(), stats, timers, "br.exact");
   acc_ = exec::Buffer<double>(space, 3 * n_);
+  if (space == exec::Space::Device) partial_ = exec::Buffer<double>(space, size_t(kBRMaxSplits) * 3 * n_);
 }
 
 // Own block: positions and source strengths q = −(ΔxΔy/4π)·W·ω, structure of arrays.
@@ -59,6 +60,7 @@ void ExactBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega,
   a.images = images_;
   a.eps = eps_;
   a.acc = acc_.data();
+  a.partial = partial_.data();
   const exec::Space space = space_;
   ring_->run([&](const double* block, int origin, int chunk, int chunks) {
     BRBlockArgs b = a;
@@ -86,6 +88,8 @@ double ExactBRSolver::interactions_per_call() const {
   return N * N * images_.count(0) * images_.count(1);
 }
 
-size_t ExactBRSolver::buffer_bytes() const { return (acc_.size() + 6 * n_ * 3) * sizeof(double); }
+size_t ExactBRSolver::buffer_bytes() const {
+  return (acc_.size() + partial_.size() + 6 * n_ * 3) * sizeof(double);
+}
 
 }  // namespace beatnik::model

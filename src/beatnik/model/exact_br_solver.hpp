@@ -43,7 +43,8 @@ class ExactBRSolver {
   BRImages images_;
   long n_ = 0;  // owned nodes
   std::unique_ptr<comm::RingPass> ring_;
-  exec::Buffer<double> acc_;  // [ux | uy | uz]
+  exec::Buffer<double> acc_;      // [ux | uy | uz]
+  exec::Buffer<double> partial_;  // device: per-source-part sums (br_block.hpp)
 };
 
 }  // namespace beatnik::model
