@@ -17,6 +17,10 @@ TEST(BRDevice, DeviceRunsEqualHostRunsPerStep) {
     o.order = order;
     setups.push_back(o);
   }
+  app::Options k2 = test::small_options(24);  // 5x5 images: the kernel's generic image loop
+  k2.order = "high";
+  k2.br_images = 2;
+  setups.push_back(k2);
   app::Options f = test::small_options(24);
   f.order = "high";
   f.boundary = "free";

@@ -16,6 +16,9 @@ constexpr int kThreads = 128;  // targets per thread block = sources per shared-
 
 // blockIdx.x: tile of targets; blockIdx.y: part of the sources (gridDim.y parts). With one
 // part the sums go straight into acc; with several, into partial[part][c][t].
+// C: images per dimension known at compile time (1: free, 3: the usual 3x3 block, so the
+// image loops unroll into independent chains), 0: read from a.images.
+template <int C>
 __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
   __shared__ double s[6][kThreads];
   const long nt = a.nt, ns_all = a.ns;
@@ -28,7 +31,7 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
   const double ty = active ? a.targets[nt + t] : 0.0;
   const double tz = active ? a.targets[2 * nt + t] : 0.0;
   const BRImages img = a.images;
-  const int cx = img.count(0), cy = img.count(1);
+  const int cx = C > 0 ? C : img.count(0), cy = C > 0 ? C : img.count(1);
   const double L0 = img.period[0], L1 = img.period[1];
   const double h0 = img.centring_half(0), h1 = img.centring_half(1);
   double ux = 0.0, uy = 0.0, uz = 0.0;
@@ -46,10 +49,12 @@ __global__ void __launch_bounds__(kThreads) br_block_kernel(BRBlockArgs a) {
         // br_pair with the per-source parts hoisted out of the image loops.
         const double rz = tz - sz, rz2 = rz * rz + a.eps;
         const double qyrz = qy * rz, qxrz = qx * rz;
-        for (int ia = 0; ia < cx; ++ia) {
+#pragma unroll
+        for (int ia = 0; ia < (C > 0 ? C : cx); ++ia) {
           const double rx = tx - (cxo + img.offset(0, ia));
           const double rx2 = rx * rx + rz2, qzrx = qz * rx, qyrx = qy * rx;
-          for (int ib = 0; ib < cy; ++ib) {
+#pragma unroll
+          for (int ib = 0; ib < (C > 0 ? C : cy); ++ib) {
             const double ry = ty - (cyo + img.offset(1, ib));
             const double y = rsqrt(ry * ry + rx2);
             const double f = y * y * y;
@@ -109,7 +114,11 @@ void br_block_device(const BRBlockArgs& a) {
     const long want = (8L * multiprocessors() + tiles - 1) / tiles;
     parts = std::max(1L, std::min({want, long(kBRMaxSplits), a.ns / kThreads}));
   }
-  br_block_kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(parts)), kThreads>>>(a);
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(parts));
+  const int cx = a.images.count(0), cy = a.images.count(1);
+  if (cx == 1 && cy == 1) br_block_kernel<1><<<grid, kThreads>>>(a);
+  else if (cx == 3 && cy == 3) br_block_kernel<3><<<grid, kThreads>>>(a);
+  else br_block_kernel<0><<<grid, kThreads>>>(a);
   exec::detail::check_launch("Birkhoff-Rott block kernel");
   if (parts > 1) {
     br_reduce_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(a, static_cast<int>(parts));
