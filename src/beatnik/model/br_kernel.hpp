@@ -7,8 +7,8 @@
 //
 // The source strength q_k (ω times weight times −ΔxΔy/4π) is formed once when a source block
 // is packed, so the pair function is pure geometry. ε is added to |r|² unsquared.
-// One pair-image interaction costs 23 floating-point operations plus one sqrt and one
-// division (counted in docs/br.md).
+// One pair-image interaction costs 25 floating-point operations plus one sqrt and one
+// division: 27 counting those as one each (docs/br.md).
 #include <cmath>
 
 #include "beatnik/exec/macros.hpp"
