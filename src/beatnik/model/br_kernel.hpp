@@ -1,7 +1,8 @@
 #pragma once
 // The desingularised Birkhoff–Rott pair interaction (MODEL.md §7, VALIDATION §1.2) and the
-// image rules of the two profiles (DECISIONS.md). One function serves the host loop, the
-// device kernel and the tests.
+// image rules of the two profiles (DECISIONS.md). br_pair is the reference form: the portable
+// host loop calls it; the AVX-512 host loop and the device kernel restate the same arithmetic
+// with cheaper instructions (br_block_host.cpp, br_block_device.cpp).
 //
 //   u_i += q_k × r / (|r|² + ε)^{3/2},   r = z_i − (z_k + o),   q_k = −(ΔxΔy·W_k/4π)·ω_k
 //
