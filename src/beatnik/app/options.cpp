@@ -41,7 +41,8 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   const char* R = "Birkhoff-Rott solver (medium and high order)";
   app.add_option("-S,--solver", o.solver, "exact or cutoff")->group(R);
   app.add_option("-c,--cutoff", o.cutoff, "Cutoff radius of the cutoff solver")->group(R);
-  app.add_option("--br-images", o.br_images, "Periodic images K: (2K+1)^2 centred images (consistent profile)")->group(R);
+  app.add_option("--br-images", o.br_images, "Periodic images K: (2K+1)^2 images centred on the nearest one (consistent profile; beatnik uses the fixed 3x3 block)")->group(R);
+  app.add_option("--br-strategy", o.br_strategy, "Ring pass of the exact solver: overlap (non-blocking, double-buffered) or blocking (Sendrecv per round)")->group(R);
 
   const char* S = "Time stepping";
   app.add_option("-t,--timesteps", o.steps, "Number of steps (default: 1.2 tau of simulated time)")->group(S);

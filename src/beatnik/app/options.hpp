@@ -33,6 +33,7 @@ struct Options {
   std::string solver = "exact";
   double cutoff = 0.5;
   int br_images = 1;
+  std::string br_strategy = "overlap";
   // Time stepping
   std::optional<long> steps;
   double max_stretch = 100.0;

@@ -79,6 +79,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   else throw InputError("unknown order '" + o.order + "' (-O low, medium or high)");
   require(o.solver == "exact" || o.solver == "cutoff",
           "unknown solver '" + o.solver + "' (-S exact or cutoff)");
+  require(o.br_strategy == "overlap" || o.br_strategy == "blocking",
+          "unknown --br-strategy '" + o.br_strategy + "' (overlap or blocking)");
   c.initial.shape = model::parse_initial_shape(o.initial_condition);
   if (o.exec == "host" || o.exec == "serial" || o.exec == "openmp" || o.exec == "threads")
     c.space = exec::Space::Host;
@@ -171,6 +173,19 @@ RunConfig make_run_config(const Options& o, int ranks) {
   const double h = std::sqrt(c.geometry.spacing[0] * c.geometry.spacing[1]);
   c.model.mu = o.mu * h;
   c.model.epsilon = o.epsilon * h;
+  // Birkhoff–Rott quadrature and images per profile (DECISIONS.md).
+  c.model.br.strategy = o.br_strategy == "blocking" ? comm::RingStrategy::Blocking : comm::RingStrategy::Overlap;
+  if (c.profile == Profile::Beatnik) {
+    require(o.br_images == 1, "--br-images applies to the consistent profile; --profile beatnik sums the "
+                              "reference's fixed 3x3 block of images (drop --br-images)");
+    c.model.br.images = 1;
+    c.model.br.centred = false;
+    c.model.br.simpson_len = c.nodes;  // the reference's -n after weak scaling (MODEL.md §7)
+  } else {
+    c.model.br.images = o.br_images;
+    c.model.br.centred = true;
+    c.model.br.simpson_len = 0;
+  }
   c.model.metric_power = o.metric_power ? *o.metric_power : (c.profile == Profile::Beatnik ? 1.0 : 0.5);
   const double ag = std::fabs(c.model.atwood) * c.model.gravity;
   if (ag > 0) c.tau = 1.0 / std::sqrt(ag);
@@ -197,10 +212,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   }
 
   // Valid requests that are not built yet.
-  if (c.model.order != model::Order::Low)
-    throw NotAvailable(std::string("-O ") + model::to_string(c.model.order) +
-                       ": the medium- and high-order models need the Birkhoff-Rott solvers, which are "
-                       "not available yet; use -O low");
+  if (c.model.order != model::Order::Low && o.solver == "cutoff")
+    throw NotAvailable("-S cutoff: the cutoff solver is not available yet; use -S exact");
   if (o.write_frequency > 0)
     throw NotAvailable("-F/--write-frequency: mesh output is not available yet; use -F 0 (and "
                        "--write-state FILE for a CSV of the final state)");

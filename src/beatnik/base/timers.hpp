@@ -42,6 +42,12 @@ class Timers {
   void stop(const std::string& name);
   // Folds the device timestamps of finished regions into the statistics (device runs).
   void resolve();
+  // Adds time measured by the caller (e.g. the part of a transfer hidden behind computation).
+  void add(const std::string& name, double seconds, long calls = 1) {
+    Stat& s = stats_[name];
+    s.seconds += seconds;
+    s.calls += calls;
+  }
 
   const std::map<std::string, Stat>& stats() const { return stats_; }
   void reset();

@@ -2,12 +2,22 @@
 // Physical and numerical parameters of one Z-model run, already in solver units.
 #include <string>
 
+#include "beatnik/comm/ring_strategy.hpp"
+
 namespace beatnik::model {
 
 enum class Order { Low, Medium, High };
 inline const char* to_string(Order o) {
   return o == Order::Low ? "low" : o == Order::Medium ? "medium" : "high";
 }
+
+// Birkhoff–Rott solver choices (DECISIONS.md: per profile).
+struct BRSettings {
+  comm::RingStrategy strategy = comm::RingStrategy::Overlap;
+  int images = 1;          // K: (2K+1)² periodic images per pair
+  bool centred = true;     // centre the block on the nearest image (consistent); else fixed at 0
+  int simpson_len = 0;     // > 0: Simpson-3/8 weights with this length (beatnik); 0: uniform/trapezoid
+};
 
 struct ModelParameters {
   Order order = Order::Low;
@@ -18,6 +28,7 @@ struct ModelParameters {
   double metric_power = 0.5;   // p in u_n = −½·R·ϖ / det(h)^p
   // Blow-up guard: the run stops where the local mesh stretch det(h)^(1/4) exceeds this (0: off).
   double max_stretch = 100.0;
+  BRSettings br;
 };
 
 }  // namespace beatnik::model

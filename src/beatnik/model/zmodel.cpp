@@ -20,12 +20,16 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
       v_(space, mesh.layout(), 1),
       reisz_(space, GhostedLayout{mesh.layout().ni, mesh.layout().nj, 0}, 1),
       bad_(space, 1) {
-  if (params.order != Order::Low)
-    throw NotAvailable(std::string(to_string(params.order)) +
-                       "-order model: the Birkhoff-Rott solvers are not available yet; use -O low");
   const auto& h = mesh.geometry().spacing;
   spacing_ = Spacing{1.0 / (12.0 * h[0]), 1.0 / (12.0 * h[1]), 1.0 / (h[0] * h[1])};
-  riesz_ = std::make_unique<RieszTransform>(mesh, space, fft_options, stats, timers);
+  if (params.order != Order::High)
+    riesz_ = std::make_unique<RieszTransform>(mesh, space, fft_options, stats, timers);
+  if (params.order != Order::Low) {
+    const GhostedLayout owned{mesh.layout().ni, mesh.layout().nj, 0};
+    omega_ = mesh::Field(space, owned, 3);
+    br_u_ = mesh::Field(space, owned, 3);
+    br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+  }
   reset_health();
 }
 
@@ -41,9 +45,12 @@ void ZModel::gather(const mesh::Field& state) {
 
 void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   gather(state);
-  riesz_->apply(state, kW1, kW2, reisz_);
+  if (riesz_) riesz_->apply(state, kW1, kW2, reisz_);
+  if (br_) birkhoff_rott(state);
 
   const mesh::FieldView s = state.view(), v = v_.view(), rz = reisz_.view(), out = rate.view();
+  const mesh::FieldView ub = br_u_.view();
+  const int order = params_.order == Order::Low ? 0 : params_.order == Order::Medium ? 1 : 2;
   const GhostedLayout L = state.layout();
   const long si = L.si();
   const Spacing sp = spacing_;
@@ -75,13 +82,25 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
       if (kind >= 0) exec::atomic_min(bad, 4 * ((gi0 + i) * ny + (gj0 + j)) + kind);
       const double inv_sqrt_det = 1.0 / std::sqrt(det);
       const double det_p = p == 1.0 ? det : (p == 0.5 ? std::sqrt(det) : std::pow(det, p));
-      const double zn = -0.5 * rz(0, i, j) / det_p;
-      const double n0 = (a[1] * b[2] - a[2] * b[1]) * inv_sqrt_det;
-      const double n1 = (a[2] * b[0] - a[0] * b[2]) * inv_sqrt_det;
-      const double n2 = (a[0] * b[1] - a[1] * b[0]) * inv_sqrt_det;
-      out(kZ1, i, j) = zn * n0;
-      out(kZ2, i, j) = zn * n1;
-      out(kZ3, i, j) = zn * n2;
+      double zn;
+      if (order == 2) {  // high: ż = BR, u_n = |ż| (the full speed, as the reference)
+        const double u0 = ub(0, i, j), u1 = ub(1, i, j), u2 = ub(2, i, j);
+        out(kZ1, i, j) = u0;
+        out(kZ2, i, j) = u1;
+        out(kZ3, i, j) = u2;
+        zn = std::sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+      } else {
+        zn = -0.5 * rz(0, i, j) / det_p;
+        if (order == 1) {  // medium: ż = BR, u_n from the Riesz transform
+          out(kZ1, i, j) = ub(0, i, j);
+          out(kZ2, i, j) = ub(1, i, j);
+          out(kZ3, i, j) = ub(2, i, j);
+        } else {  // low: ż = u_n·n̂
+          out(kZ1, i, j) = zn * (a[1] * b[2] - a[2] * b[1]) * inv_sqrt_det;
+          out(kZ2, i, j) = zn * (a[2] * b[0] - a[0] * b[2]) * inv_sqrt_det;
+          out(kZ3, i, j) = zn * (a[0] * b[1] - a[1] * b[0]) * inv_sqrt_det;
+        }
+      }
       v(0, i, j) = zn * zn - 0.25 * (h22 * w1 * w1 - 2.0 * h12 * w1 * w2 + h11 * w2 * w2) / det -
                    g2 * s(kZ3, i, j);
     });
@@ -104,6 +123,23 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   });
 }
 
+void ZModel::birkhoff_rott(const mesh::Field& state) {
+  const mesh::FieldView s = state.view(), w = omega_.view();
+  const GhostedLayout L = state.layout();
+  const long si = L.si();
+  const Spacing sp = spacing_;
+  {
+    Timers::Scope t(timers_, "zmodel.omega");
+    exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+      const long k = L.index(i, j);
+      const double w1 = s(kW1, i, j), w2 = s(kW2, i, j);
+      for (int c = 0; c < 3; ++c)
+        w(c, i, j) = w2 * d_x(s.comp(c) + k, si, sp) - w1 * d_y(s.comp(c) + k, si, sp);
+    });
+  }
+  br_->velocity(state, omega_, br_u_);
+}
+
 void ZModel::reset_health() {
   const long long none = LLONG_MAX;
   exec::copy(bad_.data(), space_, &none, exec::Space::Host, 1);
@@ -116,7 +152,8 @@ long long ZModel::first_bad_node() const {
 }
 
 size_t ZModel::buffer_bytes() const {
-  return v_.bytes() + reisz_.bytes() + riesz_->fft().buffer_bytes();
+  return v_.bytes() + reisz_.bytes() + (riesz_ ? riesz_->fft().buffer_bytes() : 0) + omega_.bytes() +
+         br_u_.bytes() + (br_ ? br_->buffer_bytes() : 0);
 }
 
 }  // namespace beatnik::model

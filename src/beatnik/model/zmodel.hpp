@@ -1,12 +1,14 @@
 #pragma once
 // Z-model right-hand side (MODEL.md §6): from the state (z, w) to its time derivative.
-// Low order here; medium and high order plug in a Birkhoff–Rott velocity.
+// low: ż = u_n·n̂ from the Riesz transform; medium: ż = BR velocity, u_n from Riesz;
+// high: ż = BR velocity, u_n = |ż| (MODEL.md §6.5).
 #include <climits>
 #include <memory>
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
 #include "beatnik/mesh/boundary.hpp"
+#include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/operators.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/riesz.hpp"
@@ -33,8 +35,12 @@ class ZModel {
   void reset_health();
   long long first_bad_node() const;
 
-  const RieszTransform& riesz() const { return *riesz_; }
+  const RieszTransform* riesz() const { return riesz_.get(); }
+  const ExactBRSolver* br_solver() const { return br_.get(); }
   size_t buffer_bytes() const;
+
+  // ω from the gathered state, then the BR velocity into br_u_ (public for nvcc's lambdas).
+  void birkhoff_rott(const mesh::Field& state);
 
  private:
   const mesh::SurfaceMesh& mesh_;
@@ -44,7 +50,10 @@ class ZModel {
   Spacing spacing_;
   comm::HaloExchange halo_state_, halo_v_;
   mesh::Boundary boundary_;
-  std::unique_ptr<RieszTransform> riesz_;
+  std::unique_ptr<RieszTransform> riesz_;  // low, medium
+  std::unique_ptr<ExactBRSolver> br_;      // medium, high
+  mesh::Field omega_;  // ω = w2·Dx z − w1·Dy z on owned nodes (BR source)
+  mesh::Field br_u_;   // BR velocity on owned nodes
   mesh::Field v_;      // V, with ghosts (its derivatives are taken)
   mesh::Field reisz_;  // R·w on owned nodes
   exec::Buffer<long long> bad_;

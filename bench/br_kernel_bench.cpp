@@ -1,0 +1,153 @@
+// Exact Birkhoff–Rott kernel benchmark.
+//  1. Pair-image interactions per second of one block (all targets × all sources × 9
+//     periodic images, the consistent profile's centred 3x3 block) for N = 64², 128², 256²
+//     (512² with --large), on the host (all OpenMP threads) or the GPU (-x cuda).
+//  2. Time per high-order step at n = 64, periodic (README-style problem), on the ranks this
+//     program runs on (run it under mpirun with 1 and 2 ranks, OMP_NUM_THREADS=1).
+// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [-x host|cuda] [--steps S]
+#include <mpi.h>
+
+#include <cmath>
+#include <ctime>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/problem.hpp"
+#include "beatnik/app/simulation.hpp"
+#include "beatnik/base/timers.hpp"
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/exec/space.hpp"
+#include "beatnik/model/br_block.hpp"
+
+using namespace beatnik;
+
+namespace {
+
+// Rate of one full block on a wavy periodic sheet of n×n nodes in [−1, 1)².
+// Process CPU seconds (all threads): on a shared machine the per-core rate is
+// interactions / CPU seconds, the wall-clock rate also counts time other jobs took.
+double cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+double kernel_rate(int n, exec::Space space, int repeats, double* seconds, double* cpu) {
+  const long N = long(n) * n;
+  std::vector<double> src(6 * N), tgt(3 * N);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const long k = long(i) * n + j;
+      const double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
+      src[k] = x;
+      src[N + k] = y;
+      src[2 * N + k] = 0.05 * std::cos(2 * M_PI * x) * std::cos(2 * M_PI * y);
+      src[3 * N + k] = 1e-4 * std::sin(3.0 * x);
+      src[4 * N + k] = 1e-4 * std::cos(2.0 * y);
+      src[5 * N + k] = 1e-5 * x * y;
+    }
+  std::memcpy(tgt.data(), src.data(), 3 * N * sizeof(double));
+  exec::Buffer<double> s(space, 6 * N), t(space, 3 * N), acc(space, 3 * N);
+  exec::Buffer<double> partial(space, space == exec::Space::Device ? size_t(model::kBRMaxSplits) * 3 * N : 0);
+  exec::copy(s.data(), space, src.data(), exec::Space::Host, 6 * N);
+  exec::copy(t.data(), space, tgt.data(), exec::Space::Host, 3 * N);
+  acc.zero();
+  model::BRBlockArgs a;
+  a.targets = t.data();
+  a.nt = N;
+  a.t0 = 0;
+  a.t1 = N;
+  a.sources = s.data();
+  a.ns = N;
+  a.images.k = 1;
+  a.images.centred = true;
+  a.images.period[0] = a.images.period[1] = 2.0;
+  a.eps = 0.25 * 2.0 / n;
+  a.acc = acc.data();
+  a.partial = partial.data();
+  auto run = [&] {
+    if (space == exec::Space::Host) model::br_block_host(a);
+    else model::br_block_device(a);
+  };
+  run();  // warm-up
+  exec::fence(space);
+  const double t0 = wall_seconds(), c0 = cpu_seconds();
+  for (int r = 0; r < repeats; ++r) run();
+  exec::fence(space);
+  *seconds = (wall_seconds() - t0) / repeats;
+  *cpu = (cpu_seconds() - c0) / repeats;
+  return double(N) * N * 9 / *seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bool kernel = true, step = true, large = false;
+  exec::Space space = exec::Space::Host;
+  long steps = 2;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--kernel-only") step = false;
+    else if (a == "--step-only") kernel = false;
+    else if (a == "--large") large = true;
+    else if (a == "-x" && i + 1 < argc) space = std::string(argv[++i]) == "cuda" ? exec::Space::Device : exec::Space::Host;
+    else if (a == "--steps" && i + 1 < argc) steps = std::stol(argv[++i]);
+  }
+  if (space == exec::Space::Device && exec::device_count() > 0) exec::set_device(0);
+  if (kernel && rank == 0) {
+    std::printf("Birkhoff-Rott block kernel, %s, %d host thread(s), 9 images (centred 3x3)\n",
+                exec::to_string(space), exec::host_threads());
+    std::printf("%10s %14s %12s %12s %18s %22s\n", "N", "interactions", "wall s", "cpu s",
+                "interactions/s", "per cpu-second (host)");
+    std::vector<int> sizes{64, 128, 256};
+    if (large) sizes.push_back(512);
+    for (int n : sizes) {
+      double sec = 0, cpu = 0;
+      const int repeats = space == exec::Space::Device ? 5 : (n <= 64 ? 10 : 1);
+      const double rate = kernel_rate(n, space, repeats, &sec, &cpu);
+      const double pairs = double(n) * n * n * n * 9;
+      std::printf("%6d^2 %14.4e %12.4e %12.4e %18.4e %22.4e\n", n, pairs, sec, cpu, rate, pairs / cpu);
+      std::fflush(stdout);
+    }
+  }
+  if (step) {
+    app::Options o;
+    o.order = "high";
+    o.nodes = 64;
+    o.fftw_plan = "estimate";
+    o.progress_every = 0;
+    o.exec = exec::to_string(space);
+    for (const char* strategy : {"overlap", "blocking"}) {
+      o.br_strategy = strategy;
+      app::Simulation sim(MPI_COMM_WORLD, app::make_run_config(o, size));
+      sim.step();  // warm-up
+      sim.timers().reset();
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = wall_seconds(), c0 = cpu_seconds();
+      for (long s = 0; s < steps; ++s) sim.step();
+      double cpu = (cpu_seconds() - c0) / steps;
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double per = (wall_seconds() - t0) / steps;
+      MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      const double pairs = 3.0 * 64 * 64 * 64 * 64 * 9;
+      auto region = [&](const char* r) {
+        auto it = sim.timers().stats().find(r);
+        return it == sim.timers().stats().end() ? 0.0 : it->second.seconds / steps;
+      };
+      if (rank == 0)
+        std::printf("high order, n = 64 periodic, %d rank(s) x %d thread(s), ring %-8s: %.4f s per step wall, "
+                    "%.4f cpu-s per step per rank (%.3e interactions per cpu-second per rank); rank 0: "
+                    "compute %.4f, ring exposed %.2e, ring hidden %.2e s per step\n",
+                    size, exec::host_threads(), strategy, per, cpu, pairs / cpu / size, region("br.exact.compute"),
+                    region("br.exact.ring"), region("br.exact.ring.hidden"));
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}

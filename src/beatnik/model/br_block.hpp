@@ -1,0 +1,33 @@
+#pragma once
+// One block of the exact Birkhoff–Rott sum: all owned targets of this rank (a range of them)
+// against one rank's sources, with every periodic image. Host (OpenMP + SIMD, cache-tiled)
+// and device (CUDA, shared-memory tiles, FP64) versions of the same arithmetic.
+#include "beatnik/model/br_kernel.hpp"
+
+namespace beatnik::model {
+
+// Block layouts (structure of arrays): targets [x | y | z] with nt entries each; sources
+// [x | y | z | qx | qy | qz] with ns entries each (q = weighted ω, see br_kernel.hpp);
+// accumulators [ux | uy | uz] with nt entries each (added to, never overwritten).
+struct BRBlockArgs {
+  const double* targets = nullptr;
+  long nt = 0;
+  long t0 = 0, t1 = 0;  // target range to compute
+  const double* sources = nullptr;
+  long ns = 0;
+  BRImages images;
+  double eps = 0.0;
+  double* acc = nullptr;
+  // Device only: scratch of kBRMaxSplits·3·nt doubles in device memory. With it, a block with
+  // few targets is also split over the sources (partial sums, then a fixed-order reduction:
+  // deterministic), so that small meshes still fill the GPU. Null: no split.
+  double* partial = nullptr;
+};
+
+inline constexpr int kBRMaxSplits = 32;
+
+void br_block_host(const BRBlockArgs& a);
+// Queues the block on the device (asynchronous); throws NotAvailable without the CUDA build.
+void br_block_device(const BRBlockArgs& a);
+
+}  // namespace beatnik::model

@@ -1,0 +1,95 @@
+#include "beatnik/model/exact_br_solver.hpp"
+
+#include <cmath>
+
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/model/br_block.hpp"
+#include "beatnik/model/state.hpp"
+
+namespace beatnik::model {
+
+ExactBRSolver::ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
+                             const BRSettings& settings, double epsilon, comm::CommStats* stats,
+                             Timers* timers)
+    : mesh_(mesh), space_(space), settings_(settings), eps_(epsilon) {
+  const auto& geo = mesh.geometry();
+  strength_ = -geo.spacing[0] * geo.spacing[1] / (4.0 * M_PI);
+  images_.k = settings.images;
+  images_.centred = settings.centred;
+  for (int d = 0; d < 2; ++d) images_.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
+  n_ = mesh.layout().owned_count();
+  ring_ = std::make_unique<comm::RingPass>(mesh.grid().comm(), 6 * n_, space, settings.strategy,
+                                           mesh.locality(), stats, timers, "br.exact");
+  acc_ = exec::Buffer<double>(space, 3 * n_);
+  if (space == exec::Space::Device) partial_ = exec::Buffer<double>(space, size_t(kBRMaxSplits) * 3 * n_);
+}
+
+// Own block: positions and source strengths q = −(ΔxΔy/4π)·W·ω, structure of arrays.
+void ExactBRSolver::pack(const mesh::Field& state, const mesh::Field& omega) {
+  const mesh::FieldView s = state.view(), w = omega.view();
+  const auto& geo = mesh_.geometry();
+  const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
+  const int nj = mesh_.layout().nj;
+  const int N0 = geo.nodes[0], N1 = geo.nodes[1];
+  const bool p0 = geo.periodic[0], p1 = geo.periodic[1];
+  const int len = settings_.simpson_len;
+  const long n = n_;
+  const double strength = strength_;
+  double* b = ring_->own_block();
+  exec::parallel_for(space_, exec::Range2{0, mesh_.layout().ni, 0, nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const long k = long(i) * nj + j;
+    const int g = gi0 + i, h = gj0 + j;
+    const double W = len > 0 ? simpson38_weight(g, len) * simpson38_weight(h, len)
+                             : trapezoid_weight(g, N0, p0) * trapezoid_weight(h, N1, p1);
+    const double f = strength * W;
+    b[k] = s(kZ1, i, j);
+    b[n + k] = s(kZ2, i, j);
+    b[2 * n + k] = s(kZ3, i, j);
+    b[3 * n + k] = f * w(0, i, j);
+    b[4 * n + k] = f * w(1, i, j);
+    b[5 * n + k] = f * w(2, i, j);
+  });
+}
+
+void ExactBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
+  pack(state, omega);
+  acc_.zero();
+  BRBlockArgs a;
+  a.targets = ring_->own_block();
+  a.nt = n_;
+  a.images = images_;
+  a.eps = eps_;
+  a.acc = acc_.data();
+  a.partial = partial_.data();
+  const exec::Space space = space_;
+  ring_->run([&](const double* block, int origin, int chunk, int chunks) {
+    BRBlockArgs b = a;
+    b.sources = block;
+    b.ns = ring_->count_of(origin) / 6;
+    b.t0 = a.nt * chunk / chunks;
+    b.t1 = a.nt * (chunk + 1) / chunks;
+    if (space == exec::Space::Host) br_block_host(b);
+    else br_block_device(b);
+  });
+  const mesh::FieldView o = out.view();
+  const int nj = mesh_.layout().nj;
+  const long n = n_;
+  const double* u = acc_.data();
+  exec::parallel_for(space_, exec::Range2{0, mesh_.layout().ni, 0, nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const long k = long(i) * nj + j;
+    o(0, i, j) = u[k];
+    o(1, i, j) = u[n + k];
+    o(2, i, j) = u[2 * n + k];
+  });
+}
+
+double ExactBRSolver::interactions_per_call() const {
+  const double N = double(mesh_.global_nodes());
+  return N * N * images_.count(0) * images_.count(1);
+}
+
+size_t ExactBRSolver::buffer_bytes() const {
+  return (acc_.size() + partial_.size() + 6 * n_ * 3) * sizeof(double);
+}
+
+}  // namespace beatnik::model

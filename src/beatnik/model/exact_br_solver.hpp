@@ -1,0 +1,50 @@
+#pragma once
+// Exact Birkhoff–Rott velocity (MODEL.md §7–§8): every owned target against every owned
+// source of every rank, with all periodic images, by a ring pass over the ranks. Only owned
+// positions and weighted ω travel (6 doubles per node), no ghosts.
+#include <memory>
+
+#include "beatnik/base/timers.hpp"
+#include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/ring_pass.hpp"
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/mesh/field.hpp"
+#include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/model/br_kernel.hpp"
+#include "beatnik/model/parameters.hpp"
+
+namespace beatnik::model {
+
+class ExactBRSolver {
+ public:
+  // epsilon: ε_eff (added to |r|² unsquared). Collective over the mesh's grid communicator.
+  ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
+                double epsilon, comm::CommStats* stats, Timers* timers);
+
+  // out(c, i, j), c = 0..2: BR velocity at owned node (i, j), from positions z = components
+  // kZ1..kZ3 of `state` and the vorticity vector ω = `omega` (3 components), owned nodes only.
+  void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out);
+
+  // Pair-image interactions per velocity() call, over all ranks.
+  double interactions_per_call() const;
+  const BRImages& images() const { return images_; }
+  size_t buffer_bytes() const;
+
+  // Fills the ring's own block (public only because nvcc's device lambdas cannot live in
+  // private member functions).
+  void pack(const mesh::Field& state, const mesh::Field& omega);
+
+ private:
+  const mesh::SurfaceMesh& mesh_;
+  exec::Space space_;
+  BRSettings settings_;
+  double eps_;
+  double strength_;  // −ΔxΔy/(4π): with the node weight, turns ω into the source strength q
+  BRImages images_;
+  long n_ = 0;  // owned nodes
+  std::unique_ptr<comm::RingPass> ring_;
+  exec::Buffer<double> acc_;      // [ux | uy | uz]
+  exec::Buffer<double> partial_;  // device: per-source-part sums (br_block.hpp)
+};
+
+}  // namespace beatnik::model
