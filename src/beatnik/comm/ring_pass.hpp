@@ -10,6 +10,14 @@
 //             computed. On the host the computation is cut into chunks with an MPI_Testall
 //             between them, so that the transfer progresses (and its completion time is seen).
 //
+// Transports (the run's --gpu-transport; comm/transport.hpp). Host data goes to MPI directly.
+// Device data: staged copies the own block once to a pinned host wire buffer, forwards blocks
+// from the host buffers and copies each received block to the device; cuda-aware hands device
+// wire buffers to MPI; nccl sends to next and receives from prev with one grouped
+// nccl_exchange per round, queued on the transport's stream behind the kernels that wrote the
+// buffers. With the overlap strategy the exchange is not joined to the kernel stream until the
+// round's kernel has been queued, so kernel and transfer run concurrently (docs/br.md).
+//
 // Timer regions (prefix + ...): ".compute" (the visits), ".ring" (communication on the
 // critical path: posting, waiting, Sendrecv, staging copies), ".ring.hidden" (transfer time
 // that ran behind computation; overlap on the host only). Hidden fraction of the
@@ -22,6 +30,7 @@
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/ring_strategy.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 
 namespace beatnik::comm {
@@ -30,9 +39,11 @@ namespace beatnik::comm {
 class RingPass {
  public:
   // Collective over `comm`. own_count: doubles in this rank's block; locality: of every rank of
-  // comm (Context::locality).
+  // comm (Context::locality). transport: moves the blocks, in `space`; null: host or staged by
+  // space (basic_transport). An nccl transport must span the ranks of `comm` (or more).
   RingPass(MPI_Comm comm, long own_count, exec::Space space, RingStrategy strategy,
-           std::vector<int> locality, CommStats* stats, Timers* timers, std::string timer_prefix);
+           std::vector<int> locality, CommStats* stats, Timers* timers, std::string timer_prefix,
+           Transport* transport = nullptr);
   RingPass(const RingPass&) = delete;
   RingPass& operator=(const RingPass&) = delete;
 
@@ -42,6 +53,7 @@ class RingPass {
   int size() const { return size_; }
   int rank() const { return rank_; }
   RingStrategy strategy() const { return strategy_; }
+  TransportKind transport_kind() const { return transport_->kind(); }
 
   // Calls visit(block, origin_rank, chunk, chunks) for chunk = 0..chunks−1 of every block: the
   // own block first, then those of ranks rank−1, rank−2, ... (the same order in both
@@ -82,19 +94,24 @@ class RingPass {
   void poll();
   void complete(int r);
   void exchange(int r);
+  void nccl_round(int r, bool join);  // round r's send to next_ and receive from prev_
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1, next_ = 0, prev_ = 0;
   exec::Space space_;
   RingStrategy strategy_;
-  bool staged_;  // device data through host buffers (the swappable transport)
+  Transport* transport_;
+  bool staged_;  // device data through pinned host wire buffers
+  bool nccl_;    // device wire buffers, grouped NCCL send/recv
   std::vector<long> counts_;
   std::vector<int> locality_;
   CommStats* stats_;
   Timers* timers_;
   std::string compute_name_, ring_name_, hidden_name_;
   exec::Buffer<double> own_;
-  exec::Buffer<double> wire_[2];  // host when staged, else in `space`
+  double* wire_[2] = {nullptr, nullptr};  // pinned host when staged, else in `space`
+  exec::Buffer<double> wire_store_[2];     // wire_ when not staged
+  PinnedBuffer pinned_[2];                 // wire_ when staged
   exec::Buffer<double> landed_;   // device copy of a received block (staged only)
   MPI_Request req_[2];
   bool done_ = false;

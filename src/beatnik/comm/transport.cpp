@@ -148,9 +148,15 @@ Transport::Transport(const Context& ctx, exec::Space space, TransportKind kind)
     ncclComm_t c;
     nccl_check(ncclCommInitRank(&c, ctx.size(), id, ctx.rank()), "ncclCommInitRank");
     nccl_comm_ = c;
+    // Non-blocking, so that stream 0 (every kernel) does not wait for it implicitly: the order
+    // is explicit (events), which lets a kernel run while a transfer is in flight.
     cudaStream_t s;
-    cuda_check(cudaStreamCreate(&s), "cudaStreamCreate");  // blocking: ordered with stream 0
+    cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     stream_ = s;
+    cudaEvent_t e[2];
+    for (cudaEvent_t& x : e) cuda_check(cudaEventCreateWithFlags(&x, cudaEventDisableTiming), "cudaEventCreate");
+    ready_ = e[0];
+    done_ = e[1];
 #else
     throw NotAvailable("--gpu-transport nccl: this beatnik was built without NCCL (install NCCL and "
                        "rebuild the 'cuda' preset); use --gpu-transport staged");
@@ -162,6 +168,8 @@ Transport::~Transport() {
 #if defined(BEATNIK_WITH_NCCL)
   if (nccl_comm_) ncclCommDestroy(static_cast<ncclComm_t>(nccl_comm_));
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+  if (ready_) cudaEventDestroy(static_cast<cudaEvent_t>(ready_));
+  if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
 #endif
 }
 
@@ -211,7 +219,7 @@ void Transport::mpi_received(void* recv, const void* mpi_recv, std::size_t bytes
 }
 
 void Transport::nccl_exchange(MPI_Comm comm, const void* send, const Message* sends, int nsends,
-                              void* recv, const Message* recvs, int nrecvs) {
+                              void* recv, const Message* recvs, int nrecvs, bool join) {
 #if defined(BEATNIK_WITH_NCCL)
   if (!nccl_comm_) throw Error("transport: nccl_exchange on a transport without NCCL");
   std::vector<int> to(nsends), from(nrecvs);
@@ -223,6 +231,9 @@ void Transport::nccl_exchange(MPI_Comm comm, const void* send, const Message* se
   }
   auto c = static_cast<ncclComm_t>(nccl_comm_);
   auto s = static_cast<cudaStream_t>(stream_);
+  // After the device work that wrote the send buffers and read the receive buffers.
+  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(ready_), 0), "cudaEventRecord");
+  cuda_check(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(ready_), 0), "cudaStreamWaitEvent");
   nccl_check(ncclGroupStart(), "ncclGroupStart");
   for (int k = 0; k < nrecvs; ++k)
     if (recvs[k].bytes > 0)
@@ -235,8 +246,19 @@ void Transport::nccl_exchange(MPI_Comm comm, const void* send, const Message* se
                           static_cast<size_t>(sends[k].bytes), ncclUint8, to[k], c, s),
                  "ncclSend");
   nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(done_), s), "cudaEventRecord");
+  if (join) nccl_join();
 #else
-  (void)comm, (void)send, (void)sends, (void)nsends, (void)recv, (void)recvs, (void)nrecvs;
+  (void)comm, (void)send, (void)sends, (void)nsends, (void)recv, (void)recvs, (void)nrecvs, (void)join;
+  throw NotAvailable("nccl transport: this beatnik was built without NCCL");
+#endif
+}
+
+void Transport::nccl_join() {
+#if defined(BEATNIK_WITH_NCCL)
+  // The stream is in order, so its last event covers every exchange queued before it.
+  if (done_) cuda_check(cudaStreamWaitEvent(0, static_cast<cudaEvent_t>(done_), 0), "cudaStreamWaitEvent");
+#else
   throw NotAvailable("nccl transport: this beatnik was built without NCCL");
 #endif
 }

@@ -87,18 +87,23 @@ class Transport {
   void mpi_received(void* recv, const void* mpi_recv, std::size_t bytes) const;
 
   // NCCL: grouped sends and receives among the ranks of `comm` (a communicator derived from the
-  // context's), queued on the transport's stream. The stream is a blocking one, so the exchange
-  // starts after all device work queued before it and later device work waits for it; the host
-  // does not wait.
+  // context's), queued on the transport's stream; the host does not wait. The exchange starts
+  // after all device work queued before it on the kernel stream (stream 0). With join (the
+  // default) later device work on stream 0 waits for it; without, stream 0 runs on
+  // concurrently until nccl_join() (the ring pass overlaps its kernel with the transfer so).
   void nccl_exchange(MPI_Comm comm, const void* send, const Message* sends, int nsends, void* recv,
-                     const Message* recvs, int nrecvs);
+                     const Message* recvs, int nrecvs, bool join = true);
+  // Device work queued on stream 0 from now on waits for every NCCL exchange queued so far.
+  void nccl_join();
 
  private:
   exec::Space space_;
   TransportKind kind_;
   MPI_Comm world_ = MPI_COMM_NULL;  // the communicator NCCL ranks are numbered in
   void* nccl_comm_ = nullptr;       // ncclComm_t
-  void* stream_ = nullptr;          // cudaStream_t
+  void* stream_ = nullptr;          // cudaStream_t, non-blocking: ordered by the events below
+  void* ready_ = nullptr;           // cudaEvent_t: stream 0 reached the exchange
+  void* done_ = nullptr;            // cudaEvent_t: the last exchange finished
 };
 
 // A host or staged transport for patterns built without one (tests, host runs).
