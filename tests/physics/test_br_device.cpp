@@ -107,7 +107,7 @@ TEST(BRDevice, EveryRingTransportGivesTheHostRing) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   if (test::world_size() == 1 && test::world_rank() == 0)
     std::printf("[ note     ] 1 rank: the ring has no transfers; run on 2 ranks to compare the transports\n");
-  app::Options periodic = test::small_options(24);
+  app::Options periodic = test::small_options(25);
   periodic.order = "high";
   app::Options free = test::small_options(23);  // odd: uneven blocks travel the ring
   free.order = "high";
