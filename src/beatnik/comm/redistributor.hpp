@@ -139,6 +139,19 @@ BEATNIK_HOST_DEVICE inline int find_segment(const Segment* s, int n, long k) {
 // All runs of a table into (pack) or out of (unpack) a message buffer.
 template <class T, class Pack>
 void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
+  if (space == exec::Space::Host) {  // row by row: contiguous inner loops, no per-element search
+    for (int q = 0; q < t.count; ++q) {
+      const Segment s = t.host[q];
+      const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
+#pragma omp parallel for schedule(static)
+      for (long r = 0; r < rows; ++r) {
+        T* b = buf + s.slot + r * s.width;
+        const int i = s.i0 + static_cast<int>(r);
+        for (int c = 0; c < s.width; ++c) b[c] = pack(i, s.j0 + c);
+      }
+    }
+    return;
+  }
   const Segment* seg = t.segments.data();
   const int n = t.count;
   exec::parallel_for(space, t.total, [=] BEATNIK_HOST_DEVICE(long k) {
@@ -149,6 +162,19 @@ void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
 }
 template <class T, class Unpack>
 void unpack_runs(exec::Space space, const SegmentTable& t, const T* buf, Unpack unpack) {
+  if (space == exec::Space::Host) {
+    for (int q = 0; q < t.count; ++q) {
+      const Segment s = t.host[q];
+      const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
+#pragma omp parallel for schedule(static)
+      for (long r = 0; r < rows; ++r) {
+        const T* b = buf + s.slot + r * s.width;
+        const int i = s.i0 + static_cast<int>(r);
+        for (int c = 0; c < s.width; ++c) unpack(i, s.j0 + c, b[c]);
+      }
+    }
+    return;
+  }
   const Segment* seg = t.segments.data();
   const int n = t.count;
   exec::parallel_for(space, t.total, [=] BEATNIK_HOST_DEVICE(long k) {
