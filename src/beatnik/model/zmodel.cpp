@@ -18,7 +18,6 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
               mesh.locality(), stats, "halo", mesh.transport()),
       boundary_(mesh, space),
       v_(space, mesh.layout(), 1),
-      reisz_(space, GhostedLayout{mesh.layout().ni, mesh.layout().nj, 0}, 1),
       bad_(space, 1) {
   const auto& h = mesh.geometry().spacing;
   spacing_ = Spacing{1.0 / (12.0 * h[0]), 1.0 / (12.0 * h[1]), 1.0 / (h[0] * h[1])};
@@ -45,10 +44,12 @@ void ZModel::gather(const mesh::Field& state) {
 
 void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   gather(state);
-  if (riesz_) riesz_->apply(state, kW1, kW2, reisz_);
+  // R·w lands in V's plane: the velocity kernel reads it at a node just before it writes V
+  // there, so the two share memory (8 bytes per node saved).
+  if (riesz_) riesz_->apply(state, kW1, kW2, v_);
   if (br_) birkhoff_rott(state);
 
-  const mesh::FieldView s = state.view(), v = v_.view(), rz = reisz_.view(), out = rate.view();
+  const mesh::FieldView s = state.view(), v = v_.view(), out = rate.view();
   const mesh::FieldView ub = br_u_.view();
   const int order = params_.order == Order::Low ? 0 : params_.order == Order::Medium ? 1 : 2;
   const GhostedLayout L = state.layout();
@@ -90,7 +91,7 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
         out(kZ3, i, j) = u2;
         zn = std::sqrt(u0 * u0 + u1 * u1 + u2 * u2);
       } else {
-        zn = -0.5 * rz(0, i, j) / det_p;
+        zn = -0.5 * v(0, i, j) / det_p;  // v holds R·w here (see above)
         if (order == 1) {  // medium: ż = BR, u_n from the Riesz transform
           out(kZ1, i, j) = ub(0, i, j);
           out(kZ2, i, j) = ub(1, i, j);
@@ -152,7 +153,7 @@ long long ZModel::first_bad_node() const {
 }
 
 size_t ZModel::buffer_bytes() const {
-  return v_.bytes() + reisz_.bytes() + (riesz_ ? riesz_->fft().buffer_bytes() : 0) + omega_.bytes() +
+  return v_.bytes() + (riesz_ ? riesz_->fft().buffer_bytes() : 0) + omega_.bytes() +
          br_u_.bytes() + (br_ ? br_->buffer_bytes() : 0);
 }
 

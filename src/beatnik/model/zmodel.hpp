@@ -55,7 +55,6 @@ class ZModel {
   mesh::Field omega_;  // ω = w2·Dx z − w1·Dy z on owned nodes (BR source)
   mesh::Field br_u_;   // BR velocity on owned nodes
   mesh::Field v_;      // V, with ghosts (its derivatives are taken)
-  mesh::Field reisz_;  // R·w on owned nodes
   exec::Buffer<long long> bad_;
 };
 
