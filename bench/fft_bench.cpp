@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "beatnik/app/mpi_main.hpp"
 #include "beatnik/app/problem.hpp"
 #include "beatnik/app/provenance.hpp"
 #include "beatnik/base/error.hpp"
@@ -524,18 +525,6 @@ int run(int argc, char** argv, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int code = 1;
-  try {
-    code = run(argc, argv, rank, size);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "beatnik-fft-bench: rank {}: error: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return code;
+  return beatnik::app::mpi_main(argc, argv, "beatnik-fft-bench",
+                                [&](int rank, int size) { return run(argc, argv, rank, size); });
 }

@@ -65,6 +65,14 @@ bool all_ranks(bool ok) {
   return r == 1;
 }
 
+std::vector<std::array<int, 2>> process_grids() {
+  std::vector<std::array<int, 2>> g;
+  const int p = world_size();
+  for (int a = 1; a <= p; ++a)
+    if (p % a == 0) g.push_back({a, p / a});
+  return g;
+}
+
 MPI_Comm first_ranks(int k) {
   MPI_Comm c;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &c);

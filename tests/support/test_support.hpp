@@ -3,6 +3,7 @@
 // communicator, gathering fields, and comparing against serial references.
 #include <mpi.h>
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b, 
 
 // True on every rank if `ok` is true on every rank (so ranks agree before asserting).
 bool all_ranks(bool ok);
+
+// Every process grid p x q with p·q = world size (1xP, ..., Px1).
+std::vector<std::array<int, 2>> process_grids();
 
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);

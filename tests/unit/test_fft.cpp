@@ -41,13 +41,6 @@ std::vector<fft::FftOptions> all_options() {
   return v;
 }
 
-std::vector<std::array<int, 2>> grids() {
-  std::vector<std::array<int, 2>> g;
-  const int p = test::world_size();
-  for (int a = 1; a <= p; ++a)
-    if (p % a == 0) g.push_back({a, p / a});
-  return g;
-}
 
 }  // namespace
 
@@ -68,7 +61,7 @@ TEST(DistributedFFT, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
     for (int i = 0; i < n[0]; ++i)
       for (int j = 0; j < n[1]; ++j) in_scale = std::max(in_scale, std::abs(input(i, j)));
 
-    for (auto procs : grids()) {
+    for (auto procs : test::process_grids()) {
       mesh::Decomposition dec(n, procs);
       MPI_Comm cart;
       int dims[2] = {procs[0], procs[1]}, per[2] = {1, 1};

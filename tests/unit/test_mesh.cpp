@@ -14,14 +14,6 @@ using namespace beatnik;
 
 namespace {
 
-// Every factorisation P = p x q of the world size.
-std::vector<std::array<int, 2>> grids() {
-  std::vector<std::array<int, 2>> g;
-  const int p = test::world_size();
-  for (int a = 1; a <= p; ++a)
-    if (p % a == 0) g.push_back({a, p / a});
-  return g;
-}
 
 mesh::Geometry geometry(int nx, int ny, bool periodic) {
   mesh::Geometry g;
@@ -58,7 +50,7 @@ TEST(Decomposition, SplitsCoverEveryNodeOnceWithUnevenParts) {
 
 TEST(HaloExchange, PeriodicGhostsHoldTheWrappedNeighbourValues) {
   comm::Context ctx(MPI_COMM_WORLD);
-  for (auto procs : grids()) {
+  for (auto procs : test::process_grids()) {
     for (bool corners : {true, false}) {
       mesh::SurfaceMesh m(ctx, geometry(13, 11, true), procs);
       const auto L = m.layout();
@@ -87,7 +79,7 @@ TEST(HaloExchange, PeriodicGhostsHoldTheWrappedNeighbourValues) {
 
 TEST(Boundary, PeriodicPositionShiftMakesPositionsLinearAcrossTheWrap) {
   comm::Context ctx(MPI_COMM_WORLD);
-  for (auto procs : grids()) {
+  for (auto procs : test::process_grids()) {
     const auto geo = geometry(12, 9, true);
     mesh::SurfaceMesh m(ctx, geo, procs);
     const auto L = m.layout();
@@ -117,7 +109,7 @@ TEST(Boundary, PeriodicPositionShiftMakesPositionsLinearAcrossTheWrap) {
 // edges and corners, on any decomposition.
 TEST(Boundary, FreeExtrapolationIsExactForLinearFieldsOnAnyDecomposition) {
   comm::Context ctx(MPI_COMM_WORLD);
-  for (auto procs : grids()) {
+  for (auto procs : test::process_grids()) {
     for (bool corners : {true, false}) {
       mesh::SurfaceMesh m(ctx, geometry(10, 13, false), procs);
       const auto L = m.layout();
@@ -160,7 +152,7 @@ TEST(Boundary, FreeGhostsEqualTheSingleRankResultForAnyField) {
   comm::HaloExchange hs(ms.grid(), Ls, comm::HaloPattern{2, true}, 1, exec::Space::Host, ms.locality(), nullptr, "h");
   hs.exchange(fs.components());
   mesh::Boundary(ms, exec::Space::Host).extrapolate_free(fs);
-  for (auto procs : grids()) {
+  for (auto procs : test::process_grids()) {
     mesh::SurfaceMesh m(ctx, geo, procs);
     const auto L = m.layout();
     mesh::Field f(exec::Space::Host, L, 1);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "beatnik/app/mpi_main.hpp"
 #include "beatnik/app/options.hpp"
 #include "beatnik/app/problem.hpp"
 #include "beatnik/app/report.hpp"
@@ -130,26 +131,6 @@ int run(int argc, char** argv, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int code = 1;
-  try {
-    code = run(argc, argv, rank, size);
-  } catch (const beatnik::InputError& e) {
-    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", e.what());
-    code = 2;
-  } catch (const beatnik::NotAvailable& e) {
-    // Raised while building the run on every rank alike (e.g. a backend missing).
-    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", e.what());
-    code = 2;
-  } catch (const std::exception& e) {
-    // Not known to be raised on every rank: stop them all rather than leave any waiting.
-    fmt::print(stderr, "beatnik: internal error on rank {}: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return code;
+  return beatnik::app::mpi_main(argc, argv, "beatnik",
+                                [&](int rank, int size) { return run(argc, argv, rank, size); });
 }

@@ -137,19 +137,24 @@ BEATNIK_HOST_DEVICE inline int find_segment(const Segment* s, int n, long k) {
 }
 
 // All runs of a table into (pack) or out of (unpack) a message buffer.
+// Host: calls f(row, i, j0, width) for every row of every run, rows in parallel; `row` points
+// at the row's first element in buf.
+template <class Ptr, class F>
+void for_each_row(const SegmentTable& t, F f, Ptr buf) {
+  for (int q = 0; q < t.count; ++q) {
+    const Segment s = t.host[q];
+    const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < rows; ++r) f(buf + s.slot + r * s.width, s.i0 + static_cast<int>(r), s.j0, s.width);
+  }
+}
+
 template <class T, class Pack>
 void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
   if (space == exec::Space::Host) {  // row by row: contiguous inner loops, no per-element search
-    for (int q = 0; q < t.count; ++q) {
-      const Segment s = t.host[q];
-      const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
-#pragma omp parallel for schedule(static)
-      for (long r = 0; r < rows; ++r) {
-        T* b = buf + s.slot + r * s.width;
-        const int i = s.i0 + static_cast<int>(r);
-        for (int c = 0; c < s.width; ++c) b[c] = pack(i, s.j0 + c);
-      }
-    }
+    for_each_row(t, [=](T* b, int i, int j0, int width) {
+      for (int c = 0; c < width; ++c) b[c] = pack(i, j0 + c);
+    }, buf);
     return;
   }
   const Segment* seg = t.segments.data();
@@ -163,16 +168,9 @@ void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
 template <class T, class Unpack>
 void unpack_runs(exec::Space space, const SegmentTable& t, const T* buf, Unpack unpack) {
   if (space == exec::Space::Host) {
-    for (int q = 0; q < t.count; ++q) {
-      const Segment s = t.host[q];
-      const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
-#pragma omp parallel for schedule(static)
-      for (long r = 0; r < rows; ++r) {
-        const T* b = buf + s.slot + r * s.width;
-        const int i = s.i0 + static_cast<int>(r);
-        for (int c = 0; c < s.width; ++c) unpack(i, s.j0 + c, b[c]);
-      }
-    }
+    for_each_row(t, [=](const T* b, int i, int j0, int width) {
+      for (int c = 0; c < width; ++c) unpack(i, j0 + c, b[c]);
+    }, buf);
     return;
   }
   const Segment* seg = t.segments.data();
