@@ -11,4 +11,8 @@ if [ -z "${OMP_NUM_THREADS:-}" ]; then
   cores=$(nproc)
   export OMP_NUM_THREADS=$(( cores / n > 0 ? cores / n : 1 ))
 fi
+# Open MPI binds each rank to one core by default, which would stack a rank's threads on it.
+if [ "${OMP_NUM_THREADS}" -gt 1 ] 2>/dev/null; then
+  export OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none}
+fi
 exec mpiexec -n "$n" "$@"
