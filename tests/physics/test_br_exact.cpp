@@ -33,9 +33,10 @@ double pos(const mesh::Geometry& g, int c, int gi, int gj) {
 }
 double omega(int c, int gi, int gj) { return std::sin(0.4 * gi + c) * std::cos(0.3 * gj - 0.5 * c) + 0.1 * c; }
 
-// a₀ = ⌊r/L + ½⌋ evaluated exactly: the rounded floor(r/L + 0.5) can land on the wrong side
-// of a tie (r one ulp below L/2 rounds up), and the tests use L = 2 so (a ± ½)·L is exact.
+// a₀ = ⌊r/L + ½ + ζ⌋ (ζ = 2⁻²⁰, br_kernel.hpp) evaluated exactly: the rounded floor can land
+// on the wrong side of a tie, and the tests use L = 2 so (a ± ½)·L is exact.
 int nearest_image(double r, double L) {
+  r += 0x1p-20 * L;
   int a = static_cast<int>(std::floor(r / L + 0.5));
   while ((a + 0.5) * L <= r) ++a;
   while ((a - 0.5) * L > r) --a;

@@ -51,6 +51,7 @@ void target_tile_avx512(double tx, double ty, double tz, const double* __restric
   const __m512d PL0 = _mm512_set1_pd(L0), PL1 = _mm512_set1_pd(L1), ZERO = _mm512_setzero_pd();
   const __m512d H0 = _mm512_set1_pd(h0), NH0 = _mm512_set1_pd(-h0);
   const __m512d H1 = _mm512_set1_pd(h1), NH1 = _mm512_set1_pd(-h1);
+  const __m512d Z0 = _mm512_set1_pd(kCentringShift * L0), Z1 = _mm512_set1_pd(kCentringShift * L1);
   const __m512d HALF = _mm512_set1_pd(0.5), THREE_HALF = _mm512_set1_pd(1.5);
   const bool c0 = h0 > 0.0, c1 = h1 > 0.0;
   __m512d UX = ZERO, UY = ZERO, UZ = ZERO;
@@ -59,13 +60,13 @@ void target_tile_avx512(double tx, double ty, double tz, const double* __restric
     const __m512d sx0 = _mm512_maskz_loadu_pd(m, xs + k), sy0 = _mm512_maskz_loadu_pd(m, ys + k);
     __m512d sx = sx0, sy = sy0;
     if (c0) {  // image_centre(tx − x, L0, h0)
-      const __m512d r = _mm512_sub_pd(TX, sx0);
+      const __m512d r = _mm512_add_pd(_mm512_sub_pd(TX, sx0), Z0);
       const __m512d up = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(r, H0, _CMP_GE_OQ), ZERO, PL0);
       const __m512d dn = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(r, NH0, _CMP_LT_OQ), ZERO, PL0);
       sx = _mm512_add_pd(sx0, _mm512_sub_pd(up, dn));
     }
     if (c1) {
-      const __m512d r = _mm512_sub_pd(TY, sy0);
+      const __m512d r = _mm512_add_pd(_mm512_sub_pd(TY, sy0), Z1);
       const __m512d up = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(r, H1, _CMP_GE_OQ), ZERO, PL1);
       const __m512d dn = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(r, NH1, _CMP_LT_OQ), ZERO, PL1);
       sy = _mm512_add_pd(sy0, _mm512_sub_pd(up, dn));

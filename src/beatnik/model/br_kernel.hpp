@@ -47,14 +47,19 @@ BEATNIK_HOST_DEVICE inline void br_pair(double tx, double ty, double tz, double 
   uz += (qx * ry - qy * rx) * f;
 }
 
-// Offset a₀·L of the image centre for separation r along a dimension of period L (the nearest
-// image, a₀ = ⌊r/L + ½⌋; DECISIONS.md). Written with exact comparisons against ±L/2 instead of
-// a rounded division, so that host and device pick the same centre at exact ties (r = L/2
-// occurs on every even grid). Exact for |r| < 3L/2, i.e. whenever the two nodes lie within
-// one period of each other plus half a period of drift; beyond that the block is centred on a
-// farther image (still 2K+1 images). half = L/2 (0 for a non-periodic dimension).
+// Offset a₀·L of the image centre for separation r along a dimension of period L: the nearest
+// image, a₀ = ⌊r/L + ½ + ζ⌋ with ζ = kCentringShift (DECISIONS.md has ζ = 0). The window jumps
+// by one image where r/L + ½ + ζ is an integer. With ζ = 0 that is r = ±L/2, where every pair of
+// an even grid half a period apart sits, so round-off (host against device, one decomposition
+// against another) would pick different windows as soon as the surface moves. ζ = 2⁻²⁰ moves
+// the jump off every mesh lattice (N < 2²⁰) and leaves the centre of every lattice pair as
+// DECISIONS.md's. Written with exact comparisons (no rounded division) so host and device agree.
+// Exact for |r| < 3L/2; beyond that the block is centred on a farther image (still 2K+1
+// images). half = L/2 (0 for a non-periodic dimension).
+inline constexpr double kCentringShift = 0x1p-20;
 BEATNIK_HOST_DEVICE inline double image_centre(double r, double L, double half) {
-  return half > 0.0 ? (r >= half ? L : 0.0) - (r < -half ? L : 0.0) : 0.0;
+  const double s = r + kCentringShift * L;
+  return half > 0.0 ? (s >= half ? L : 0.0) - (s < -half ? L : 0.0) : 0.0;
 }
 
 // Quadrature weights per dimension (DECISIONS.md): trapezoid on a free dimension, uniform on
