@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "beatnik/io/state_csv.hpp"
 
@@ -71,6 +72,32 @@ std::vector<std::array<int, 2>> process_grids() {
   for (int a = 1; a <= p; ++a)
     if (p % a == 0) g.push_back({a, p / a});
   return g;
+}
+
+std::vector<fft::FftOptions> all_fft_strategies() {
+  std::vector<fft::FftOptions> v;
+  for (auto alg : {comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall, comm::ExchangeAlgorithm::P2P,
+                   comm::ExchangeAlgorithm::P2PPipelined})
+    for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
+      for (bool reorder : {false, true})
+        for (bool spec_in : {false, true}) {
+          fft::FftOptions o;
+          o.algorithm = alg;
+          o.intermediate = inter;
+          o.reorder = reorder;
+          o.spectrum_in_input_layout = spec_in;
+          o.effort = fft::PlanEffort::Estimate;
+          v.push_back(o);
+        }
+  return v;
+}
+
+bool expected_transport_refusal(const std::string& what, const std::string& why) {
+  const bool expected = why.find("not CUDA-aware") != std::string::npos ||
+                        why.find("one GPU per rank") != std::string::npos ||
+                        why.find("without NCCL") != std::string::npos;
+  if (expected && world_rank() == 0) std::printf("[ NOT RUN  ] %s: %s\n", what.c_str(), why.c_str());
+  return expected;
 }
 
 MPI_Comm first_ranks(int k) {

@@ -10,6 +10,7 @@
 
 #include "beatnik/app/problem.hpp"
 #include "beatnik/app/simulation.hpp"
+#include "beatnik/fft/fft_options.hpp"
 
 namespace beatnik::test {
 
@@ -37,6 +38,14 @@ bool all_ranks(bool ok);
 
 // Every process grid p x q with p·q = world size (1xP, ..., Px1).
 std::vector<std::array<int, 2>> process_grids();
+
+// Every MPI exchange algorithm x intermediate x reorder x spectrum layout (32 FFT plans),
+// with FFTW estimate planning.
+std::vector<fft::FftOptions> all_fft_strategies();
+
+// GPU tests: is `why` (a transport's refusal) one this machine may legitimately give (MPI not
+// CUDA-aware, ranks sharing a GPU, no NCCL)? Rank 0 prints "[ NOT RUN  ] what: why" when so.
+bool expected_transport_refusal(const std::string& what, const std::string& why);
 
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);

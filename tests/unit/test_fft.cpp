@@ -22,24 +22,6 @@ std::complex<double> input(int i, int j) {
   return {std::sin(0.37 * i * i + 0.11 * j) + 0.2 * j, std::cos(0.23 * i + 0.71 * j * j) - 0.1 * i};
 }
 
-// Every host exchange algorithm x intermediate x reorder x spectrum layout (32 combinations).
-std::vector<fft::FftOptions> all_options() {
-  std::vector<fft::FftOptions> v;
-  for (auto alg : {comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall,
-                   comm::ExchangeAlgorithm::P2P, comm::ExchangeAlgorithm::P2PPipelined})
-    for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
-      for (bool reorder : {false, true})
-        for (bool spec_in : {false, true}) {
-          fft::FftOptions o;
-          o.algorithm = alg;
-          o.intermediate = inter;
-          o.reorder = reorder;
-          o.spectrum_in_input_layout = spec_in;
-          o.effort = fft::PlanEffort::Estimate;
-          v.push_back(o);
-        }
-  return v;
-}
 
 
 }  // namespace
@@ -69,7 +51,7 @@ TEST(DistributedFFT, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
       int rank = 0;
       MPI_Comm_rank(cart, &rank);
       const Box2 mine = dec.owned(rank);
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : test::all_fft_strategies()) {
         fft::DistributedFFT f(ctx, cart, n, procs, dec.all_owned(), exec::Space::Host, opt, nullptr, nullptr);
         f.forward([](int i, int j) {
           const auto v = input(i, j);

@@ -81,44 +81,34 @@ TEST(DistributedFFTDevice, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
         }
       exec::Buffer<cplx> in(dev, std::max<size_t>(host_in.size(), 1)), out(dev, std::max<size_t>(host_in.size(), 1));
       exec::copy(in.data(), dev, host_in.data(), exec::Space::Host, host_in.size());
-      for (auto alg : {comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall,
-                       comm::ExchangeAlgorithm::P2P, comm::ExchangeAlgorithm::P2PPipelined})
-        for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
-          for (bool reorder : {false, true})
-            for (bool spec_in : {false, true}) {
-              fft::FftOptions opt;
-              opt.algorithm = alg;
-              opt.intermediate = inter;
-              opt.reorder = reorder;
-              opt.spectrum_in_input_layout = spec_in;
-              opt.effort = fft::PlanEffort::Estimate;
-              fft::DistributedFFT f(ctx, cart, n, procs, dec.all_owned(), dev, opt, nullptr, nullptr);
-              forward_from(f, in.data(), mine);
-              exec::fence(dev);
-              const ArrayLayout2 sl = f.spectral_layout();
-              const StridedIndex at = indexer(sl);
-              const long extent = sl.box.empty() ? 0 : at(sl.box.hi[0] - 1, sl.box.hi[1] - 1) + 1;
-              std::vector<cplx> spec(std::max(extent, 1L));
-              if (extent > 0) exec::copy(spec.data(), exec::Space::Host, f.spectrum(), dev, extent);
-              double err = 0;
-              for (int i = sl.box.lo[0]; i < sl.box.hi[0]; ++i)
-                for (int j = sl.box.lo[1]; j < sl.box.hi[1]; ++j) {
-                  const cplx c = spec[at(i, j)];
-                  err = std::max(err, std::abs(std::complex<double>(c.re, c.im) - ref[i * n[1] + j]));
-                }
-              inverse_to(f, out.data(), mine);
-              exec::fence(dev);
-              std::vector<cplx> back(host_in.size());
-              exec::copy(back.data(), exec::Space::Host, out.data(), dev, back.size());
-              double rt = 0;
-              for (size_t k = 0; k < back.size(); ++k)
-                rt = std::max(rt, std::abs(std::complex<double>(back[k].re / (n[0] * n[1]) - host_in[k].re,
-                                                                back[k].im / (n[0] * n[1]) - host_in[k].im)));
-              const bool ok = test::all_ranks(err <= 1e-12 * scale && rt <= 1e-13 * in_scale);
-              EXPECT_TRUE(ok) << n[0] << "x" << n[1] << " grid " << procs[0] << "x" << procs[1] << " "
-                              << opt.describe() << ": forward error " << err / scale << ", round trip "
-                              << rt / in_scale;
-            }
+      for (const fft::FftOptions& opt : test::all_fft_strategies()) {
+        fft::DistributedFFT f(ctx, cart, n, procs, dec.all_owned(), dev, opt, nullptr, nullptr);
+        forward_from(f, in.data(), mine);
+        exec::fence(dev);
+        const ArrayLayout2 sl = f.spectral_layout();
+        const StridedIndex at = indexer(sl);
+        const long extent = sl.box.empty() ? 0 : at(sl.box.hi[0] - 1, sl.box.hi[1] - 1) + 1;
+        std::vector<cplx> spec(std::max(extent, 1L));
+        if (extent > 0) exec::copy(spec.data(), exec::Space::Host, f.spectrum(), dev, extent);
+        double err = 0;
+        for (int i = sl.box.lo[0]; i < sl.box.hi[0]; ++i)
+          for (int j = sl.box.lo[1]; j < sl.box.hi[1]; ++j) {
+            const cplx c = spec[at(i, j)];
+            err = std::max(err, std::abs(std::complex<double>(c.re, c.im) - ref[i * n[1] + j]));
+          }
+        inverse_to(f, out.data(), mine);
+        exec::fence(dev);
+        std::vector<cplx> back(host_in.size());
+        exec::copy(back.data(), exec::Space::Host, out.data(), dev, back.size());
+        double rt = 0;
+        for (size_t k = 0; k < back.size(); ++k)
+          rt = std::max(rt, std::abs(std::complex<double>(back[k].re / (n[0] * n[1]) - host_in[k].re,
+                                                          back[k].im / (n[0] * n[1]) - host_in[k].im)));
+        const bool ok = test::all_ranks(err <= 1e-12 * scale && rt <= 1e-13 * in_scale);
+        EXPECT_TRUE(ok) << n[0] << "x" << n[1] << " grid " << procs[0] << "x" << procs[1] << " "
+                        << opt.describe() << ": forward error " << err / scale << ", round trip "
+                        << rt / in_scale;
+      }
       MPI_Comm_free(&cart);
     }
   }
