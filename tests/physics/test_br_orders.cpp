@@ -152,16 +152,7 @@ TEST(BROrders, RunsAreDecompositionInvariant) {
 // beatnik profile: the bump rises, stays finite and keeps the symmetries of the start
 // (x ↔ y and x → −x), and the first step matches the ż = BR velocity of a bump (upwards).
 TEST(BROrders, ReadmeExample2SmallRollUpRisesSymmetrically) {
-  app::Options o = test::small_options(16);
-  o.profile = "beatnik";
-  o.order = "high";
-  o.initial_condition = "sech2";
-  o.magnitude = 0.1;
-  o.period = 9.0;
-  o.boundary = "free";
-  o.atwood = 0.15;
-  o.mu = 2.0;
-  o.epsilon = 2.0;
+  app::Options o = test::readme_example2_options(16);
   const int n = 16;
   const auto s0 = test::run_and_gather(o, 0);
   const auto s = test::run_and_gather(o, 30);

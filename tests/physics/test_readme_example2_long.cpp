@@ -14,16 +14,7 @@
 using namespace beatnik;
 
 TEST(ReadmeExample2, CentreHeightMatchesTheReferenceAtSteps50And100) {
-  app::Options o = test::small_options(64);
-  o.profile = "beatnik";
-  o.order = "high";
-  o.initial_condition = "sech2";
-  o.magnitude = 0.1;
-  o.period = 9.0;
-  o.boundary = "free";
-  o.atwood = 0.15;
-  o.mu = 2.0;
-  o.epsilon = 2.0;
+  app::Options o = test::readme_example2_options(64);
   app::Simulation sim(MPI_COMM_WORLD, test::config_for(o, MPI_COMM_WORLD));
   const int n = 64;
   const long centre = 5 * (long(n / 2) * n + n / 2) + model::kZ3;

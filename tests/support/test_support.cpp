@@ -27,6 +27,20 @@ app::Options small_options(int nodes) {
   return o;
 }
 
+app::Options readme_example2_options(int nodes) {
+  app::Options o = small_options(nodes);
+  o.profile = "beatnik";
+  o.order = "high";
+  o.initial_condition = "sech2";
+  o.magnitude = 0.1;
+  o.period = 9.0;
+  o.boundary = "free";
+  o.atwood = 0.15;
+  o.mu = 2.0;
+  o.epsilon = 2.0;
+  return o;
+}
+
 app::RunConfig config_for(const app::Options& o, MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);

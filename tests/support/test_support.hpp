@@ -20,6 +20,10 @@ int world_size();
 // Options for a small, fast run (FFTW estimate plans, no progress output).
 app::Options small_options(int nodes = 32);
 
+// The reference's README example 2 (sech² roll-up, MODEL.md §2.2) in the beatnik profile:
+// -O high -n nodes -I sech2 -m 0.1 -p 9 -b free -a 0.15 -M 2 -e 2.
+app::Options readme_example2_options(int nodes);
+
 // Configuration for `comm` (its size picks the process grid unless options say otherwise).
 app::RunConfig config_for(const app::Options& o, MPI_Comm comm);
 
