@@ -33,8 +33,11 @@ for n in [int(s) for s in a.sizes.split(",")]:
     for r in [int(s) for s in a.ranks.split(",")]:
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
+            # A stable step: the default tau/25 unless the viscous limit (about 1.25/n at the
+            # default box and -M 1) is smaller; `-- -d X` overrides.
+            dt = [] if "-d" in extra or "--dt" in extra else ["-d", f"{min(0.0036121891279, 0.8 / n):.10g}"]
             cmd = [mpirun, str(r), a.beatnik, "-n", str(n), "-t", str(a.steps), "--progress-every", "0",
-                   "--results", out] + extra
+                   "--results", out] + dt + extra
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if proc.returncode != 0:
                 print(f"{n:>6} {r:>5}  failed: {proc.stderr.strip()[-300:]}")
