@@ -117,18 +117,7 @@ std::vector<fft::FftOptions> strategies(const BenchOptions& b, const fft::FftOpt
                    comm::ExchangeAlgorithm::P2PPipelined, comm::ExchangeAlgorithm::Nccl})
       if (comm::exchange_unavailable_reason(a, space).empty() && (a != comm::ExchangeAlgorithm::Nccl || g_nccl))
         algs.push_back(a);
-    for (auto a : algs)
-      for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
-        for (bool reorder : {false, true})
-          for (bool spec : {false, true}) {
-            fft::FftOptions o;
-            o.algorithm = a;
-            o.intermediate = inter;
-            o.reorder = reorder;
-            o.spectrum_in_input_layout = spec;
-            o.effort = chosen.effort;
-            v.push_back(o);
-          }
+    v = fft::FftOptions::every_combination(algs, chosen.effort);
   } else {
     v.push_back(chosen);
   }

@@ -59,19 +59,13 @@ app::Options options_for(const Case& c) {
 // value if the transport cannot run here (the reason goes to `skip`).
 double worst_difference(const app::Options& base, const std::string& transport, std::string& skip,
                         double perturb = 0.0) {
-  app::Options h = base, d = base;
-  h.exec = "host";
-  d.exec = "cuda";
-  d.gpu_transport = transport;
-  d.magnitude *= 1.0 + perturb;
-  app::Simulation host(MPI_COMM_WORLD, test::config_for(h, MPI_COMM_WORLD));
-  std::unique_ptr<app::Simulation> dev;
-  try {
-    dev = std::make_unique<app::Simulation>(MPI_COMM_WORLD, test::config_for(d, MPI_COMM_WORLD));
-  } catch (const NotAvailable& e) {  // raised on every rank alike
-    skip = e.what();
+  auto pair = test::host_and_device(base, transport, perturb);
+  if (!pair.dev) {
+    skip = pair.refusal;
     return -1.0;
   }
+  app::Simulation& host = *pair.host;
+  std::unique_ptr<app::Simulation>& dev = pair.dev;
   // The transport asked for is the one used; auto takes NCCL exactly when every rank has a GPU
   // of its own and there are several ranks.
   if (transport == "auto") {

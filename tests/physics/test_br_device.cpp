@@ -65,18 +65,13 @@ namespace {
 // Also checks that the requested transport is the one used and that the ring counted the same
 // messages and bytes, per locality, as on the host.
 double ring_transport_difference(const app::Options& base, const std::string& transport, std::string& skip) {
-  app::Options h = base, d = base;
-  h.exec = "host";
-  d.exec = "cuda";
-  d.gpu_transport = transport;
-  app::Simulation host(MPI_COMM_WORLD, test::config_for(h, MPI_COMM_WORLD));
-  std::unique_ptr<app::Simulation> dev;
-  try {
-    dev = std::make_unique<app::Simulation>(MPI_COMM_WORLD, test::config_for(d, MPI_COMM_WORLD));
-  } catch (const NotAvailable& e) {  // raised on every rank alike
-    skip = e.what();
+  auto pair = test::host_and_device(base, transport);
+  if (!pair.dev) {
+    skip = pair.refusal;
     return -1.0;
   }
+  app::Simulation& host = *pair.host;
+  std::unique_ptr<app::Simulation>& dev = pair.dev;
   EXPECT_EQ(std::string(comm::to_string(dev->transport().kind())), transport);
   double worst = 0.0;
   for (long s = 0; s < 3; ++s) {

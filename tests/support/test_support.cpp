@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "beatnik/base/error.hpp"
 #include "beatnik/io/state_csv.hpp"
 
 namespace beatnik::test {
@@ -89,21 +90,25 @@ std::vector<std::array<int, 2>> process_grids() {
 }
 
 std::vector<fft::FftOptions> all_fft_strategies() {
-  std::vector<fft::FftOptions> v;
-  for (auto alg : {comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall, comm::ExchangeAlgorithm::P2P,
-                   comm::ExchangeAlgorithm::P2PPipelined})
-    for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
-      for (bool reorder : {false, true})
-        for (bool spec_in : {false, true}) {
-          fft::FftOptions o;
-          o.algorithm = alg;
-          o.intermediate = inter;
-          o.reorder = reorder;
-          o.spectrum_in_input_layout = spec_in;
-          o.effort = fft::PlanEffort::Estimate;
-          v.push_back(o);
-        }
-  return v;
+  return fft::FftOptions::every_combination({comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::Alltoall,
+                                             comm::ExchangeAlgorithm::P2P, comm::ExchangeAlgorithm::P2PPipelined},
+                                            fft::PlanEffort::Estimate);
+}
+
+HostDevicePair host_and_device(const app::Options& base, const std::string& transport, double perturb) {
+  app::Options h = base, d = base;
+  h.exec = "host";
+  d.exec = "cuda";
+  d.gpu_transport = transport;
+  d.magnitude *= 1.0 + perturb;
+  HostDevicePair p;
+  p.host = std::make_unique<app::Simulation>(MPI_COMM_WORLD, config_for(h, MPI_COMM_WORLD));
+  try {
+    p.dev = std::make_unique<app::Simulation>(MPI_COMM_WORLD, config_for(d, MPI_COMM_WORLD));
+  } catch (const NotAvailable& e) {
+    p.refusal = e.what();
+  }
+  return p;
 }
 
 bool expected_transport_refusal(const std::string& what, const std::string& why) {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,16 @@ std::vector<std::array<int, 2>> process_grids();
 // Every MPI exchange algorithm x intermediate x reorder x spectrum layout (32 FFT plans),
 // with FFTW estimate planning.
 std::vector<fft::FftOptions> all_fft_strategies();
+
+// GPU tests: the same options run on the host and, with `transport`, on the device. `dev` is
+// null and `refusal` says why when the device run is refused (NotAvailable, raised on every
+// rank alike). `perturb` scales the device run's initial amplitude by 1 + perturb (to show a
+// comparison has teeth).
+struct HostDevicePair {
+  std::unique_ptr<app::Simulation> host, dev;
+  std::string refusal;
+};
+HostDevicePair host_and_device(const app::Options& base, const std::string& transport, double perturb = 0.0);
 
 // GPU tests: is `why` (a transport's refusal) one this machine may legitimately give (MPI not
 // CUDA-aware, ranks sharing a GPU, no NCCL)? Rank 0 prints "[ NOT RUN  ] what: why" when so.

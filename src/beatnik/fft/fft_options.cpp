@@ -22,4 +22,22 @@ FftOptions FftOptions::from_reference_code(int h) {
   return o;
 }
 
+std::vector<FftOptions> FftOptions::every_combination(const std::vector<comm::ExchangeAlgorithm>& algorithms,
+                                                      PlanEffort effort) {
+  std::vector<FftOptions> v;
+  for (auto a : algorithms)
+    for (auto inter : {Intermediate::Slab, Intermediate::Pencil})
+      for (bool reorder : {false, true})
+        for (bool spec_in : {false, true}) {
+          FftOptions o;
+          o.algorithm = a;
+          o.intermediate = inter;
+          o.reorder = reorder;
+          o.spectrum_in_input_layout = spec_in;
+          o.effort = effort;
+          v.push_back(o);
+        }
+  return v;
+}
+
 }  // namespace beatnik::fft

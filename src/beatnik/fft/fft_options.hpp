@@ -1,6 +1,7 @@
 #pragma once
 // How the distributed FFT is carried out: a small value type that prints itself.
 #include <string>
+#include <vector>
 
 #include "beatnik/comm/redistributor.hpp"
 #include "beatnik/fft/local_fft.hpp"
@@ -26,6 +27,9 @@ struct FftOptions {
   // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it
   // onto heFFTe), 2 = pencils, 1 = reorder; the spectral layout is left as it is (docs/fft.md).
   static FftOptions from_reference_code(int h);
+  // Every intermediate x reorder x spectrum layout for each of `algorithms` (8 plans each).
+  static std::vector<FftOptions> every_combination(const std::vector<comm::ExchangeAlgorithm>& algorithms,
+                                                   PlanEffort effort);
 };
 
 }  // namespace beatnik::fft
