@@ -18,42 +18,64 @@ struct Sources {
   const double *x, *y, *z, *qx, *qy, *qz;
 };
 
-// Sum over sources [k0, k1) for the target (tx, ty, tz) into u[0..2], accepted pairs into u[3].
+constexpr int kBatch = 256;  // candidates compacted per batch (7 × 2 KiB on the stack)
+
+// The accepted pairs of a batch: r = target − source, |r|², and the source strength.
+struct Accepted {
+  alignas(64) double rx[kBatch], ry[kBatch], rz[kBatch], r2[kBatch], qx[kBatch], qy[kBatch], qz[kBatch];
+};
+
+// Pass 1: the distance test over candidates [k0, k1) (at most kBatch), compacting the
+// accepted ones into `acc` in source order (stores are unconditional, the count advances by
+// the test: no branch). Returns how many.
 template <bool F32>
-[[gnu::always_inline]] inline void range_sum(const Sources& s, double tx, double ty, double tz, long k0, long k1,
-                                             double c2, float cf, double eps, double* u) {
-  const double* __restrict xs = s.x;
-  const double* __restrict ys = s.y;
-  const double* __restrict zs = s.z;
-  const double* __restrict qx = s.qx;
-  const double* __restrict qy = s.qy;
-  const double* __restrict qz = s.qz;
+[[gnu::always_inline]] inline int compact(const Sources& s, double tx, double ty, double tz, long k0, long k1,
+                                          double c2, float cf, Accepted& acc) {
   const float ftx = static_cast<float>(tx), fty = static_cast<float>(ty), ftz = static_cast<float>(tz);
-  double ux = 0.0, uy = 0.0, uz = 0.0, cnt = 0.0;
-#pragma omp simd reduction(+ : ux, uy, uz, cnt)
+  int m = 0;
   for (long k = k0; k < k1; ++k) {
-    const double rx = tx - xs[k], ry = ty - ys[k], rz = tz - zs[k];
+    const double rx = tx - s.x[k], ry = ty - s.y[k], rz = tz - s.z[k];
     const double r2 = rx * rx + ry * ry + rz * rz;
     bool in;
     if constexpr (F32) {
-      const float fx = ftx - static_cast<float>(xs[k]), fy = fty - static_cast<float>(ys[k]),
-                  fz = ftz - static_cast<float>(zs[k]);
+      const float fx = ftx - static_cast<float>(s.x[k]), fy = fty - static_cast<float>(s.y[k]),
+                  fz = ftz - static_cast<float>(s.z[k]);
       in = std::sqrt(fx * fx + fy * fy + fz * fz) <= cf;
     } else {
       in = r2 <= c2;
     }
-    // br_pair's arithmetic; d = 0 (a pair at distance 0 with eps = 0) adds nothing.
-    const double d = r2 + eps;
-    const double f = (in && d > 0.0) ? 1.0 / (d * std::sqrt(d)) : 0.0;
-    ux += (qy[k] * rz - qz[k] * ry) * f;
-    uy += (qz[k] * rx - qx[k] * rz) * f;
-    uz += (qx[k] * ry - qy[k] * rx) * f;
-    cnt += in ? 1.0 : 0.0;
+    acc.rx[m] = rx, acc.ry[m] = ry, acc.rz[m] = rz, acc.r2[m] = r2;
+    acc.qx[m] = s.qx[k], acc.qy[m] = s.qy[k], acc.qz[m] = s.qz[k];
+    m += in;
+  }
+  return m;
+}
+
+// Pass 2: br_pair over the m accepted pairs, a SIMD loop without masks; d = 0 (a pair at
+// distance 0 with eps = 0) adds nothing.
+[[gnu::always_inline]] inline void pair_sum(const Accepted& a, int m, double eps, double* u) {
+  double ux = 0.0, uy = 0.0, uz = 0.0;
+#pragma omp simd reduction(+ : ux, uy, uz)
+  for (int j = 0; j < m; ++j) {
+    const double d = a.r2[j] + eps;
+    const double f = d > 0.0 ? 1.0 / (d * std::sqrt(d)) : 0.0;
+    ux += (a.qy[j] * a.rz[j] - a.qz[j] * a.ry[j]) * f;
+    uy += (a.qz[j] * a.rx[j] - a.qx[j] * a.rz[j]) * f;
+    uz += (a.qx[j] * a.ry[j] - a.qy[j] * a.rx[j]) * f;
   }
   u[0] += ux;
   u[1] += uy;
   u[2] += uz;
-  u[3] += cnt;
+  u[3] += m;
+}
+
+template <bool F32>
+[[gnu::always_inline]] inline void range_sum(const Sources& s, double tx, double ty, double tz, long k0, long k1,
+                                             double c2, float cf, double eps, Accepted& acc, double* u) {
+  for (long b = k0; b < k1; b += kBatch) {
+    const int m = compact<F32>(s, tx, ty, tz, b, std::min(k1, b + kBatch), c2, cf, acc);
+    pair_sum(acc, m, eps, u);
+  }
 }
 
 // One target against its m ranges. Compiled for AVX-512, AVX2 and baseline, chosen at load time.
@@ -61,9 +83,10 @@ __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 void target_sum(const Sources& s, long p, const long* begin, const long* end, int m, double c2, float cf,
                 double eps, bool f32, double* u) {
   const double tx = s.x[p], ty = s.y[p], tz = s.z[p];
+  Accepted acc;
   for (int r = 0; r < m; ++r) {
-    if (f32) range_sum<true>(s, tx, ty, tz, begin[r], end[r], c2, cf, eps, u);
-    else range_sum<false>(s, tx, ty, tz, begin[r], end[r], c2, cf, eps, u);
+    if (f32) range_sum<true>(s, tx, ty, tz, begin[r], end[r], c2, cf, eps, acc, u);
+    else range_sum<false>(s, tx, ty, tz, begin[r], end[r], c2, cf, eps, acc, u);
   }
 }
 
