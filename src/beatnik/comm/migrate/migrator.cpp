@@ -1,0 +1,177 @@
+#include "beatnik/comm/migrate/migrator.hpp"
+
+#include <numeric>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/comm/migrate/migrate_strategy.hpp"
+#include "beatnik/comm/migrate/registry.hpp"
+#include "beatnik/comm/mpi_check.hpp"
+
+namespace beatnik::comm {
+
+using migrate::block_offsets;
+
+namespace {
+long total(const std::vector<long>& counts) { return std::accumulate(counts.begin(), counts.end(), 0L); }
+}  // namespace
+
+Migrator::Migrator(MPI_Comm comm, exec::Space space, const std::string& strategy, std::vector<int> locality,
+                   CommStats* stats, Transport* transport)
+    : comm_(comm),
+      space_(space),
+      name_(strategy),
+      locality_(std::move(locality)),
+      stats_(stats),
+      transport_(transport ? transport : &basic_transport(space)) {
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &size_);
+  const migrate::StrategyEntry& entry = migrate::find_strategy(strategy);  // same answer on every rank
+  if (transport_->space() != space) throw Error("migration: transport and records live in different spaces");
+  if (static_cast<int>(locality_.size()) != size_)
+    throw Error("migration: locality has " + std::to_string(locality_.size()) + " entries for " +
+                std::to_string(size_) + " ranks");
+  const TransportKind k = transport_->kind();
+  mpi_space_ = (k == TransportKind::CudaAware || k == TransportKind::Nccl) ? exec::Space::Device : exec::Space::Host;
+  strategy_ = entry.make(migrate::Setup{comm_, mpi_space_});
+}
+
+Migrator::~Migrator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (auto& [width, t] : types_) MPI_Type_free(&t);
+}
+
+std::string Migrator::describe() const {
+  if (transport_->uses_nccl())
+    return name_ + " asked; with the nccl transport every strategy runs as counts by MPI_Alltoall, "
+                   "records by grouped NCCL send/receive";
+  return name_ + ": " + migrate::find_strategy(name_).description;
+}
+
+long Migrator::setups() const { return strategy_->setups(); }
+
+// Checked before anything travels, so that bad counts fail where they were made. A block for
+// another rank travels as one message of int count.
+void Migrator::check_counts(const std::vector<long>& counts, const char* what) const {
+  if (static_cast<int>(counts.size()) != size_)
+    throw Error(std::string("migration: ") + what + " has " + std::to_string(counts.size()) + " entries for " +
+                std::to_string(size_) + " ranks");
+  for (int r = 0; r < size_; ++r) {
+    if (counts[r] < 0) throw Error(std::string("migration: negative ") + what + " entry for rank " + std::to_string(r));
+    if (r != rank_) migrate::int_count(counts[r], "a message");
+  }
+}
+
+MPI_Datatype Migrator::record_type(int width) {
+  auto it = types_.find(width);
+  if (it != types_.end()) return it->second;
+  MPI_Datatype t;
+  check_mpi(MPI_Type_contiguous(width, MPI_DOUBLE, &t), "MPI_Type_contiguous (migration record)");
+  check_mpi(MPI_Type_commit(&t), "MPI_Type_commit (migration record)");
+  types_[width] = t;
+  return t;
+}
+
+void Migrator::self_copy(const std::vector<long>& send_counts, const char* send, const std::vector<long>& recv_counts,
+                         char* recv, long record_bytes) const {
+  const long n = send_counts[rank_];
+  if (n == 0) return;
+  long so = 0, ro = 0;
+  for (int r = 0; r < rank_; ++r) {
+    so += send_counts[r];
+    ro += recv_counts[r];
+  }
+  exec::copy_bytes(recv + ro * record_bytes, mpi_space_, send + so * record_bytes, mpi_space_,
+                   std::size_t(n) * record_bytes);
+}
+
+void Migrator::account(const std::vector<long>& send_counts, long record_bytes, const std::string& pattern) {
+  if (!stats_) return;
+  stats_->add_call(pattern);
+  for (int r = 0; r < size_; ++r)
+    if (send_counts[r] > 0) stats_->add_message(pattern, locality_[r], send_counts[r] * record_bytes);
+}
+
+void Migrator::exchange(const std::vector<long>& send_counts, const double* send, int width,
+                        std::vector<long>& recv_counts, exec::Buffer<double>& recv, const std::string& pattern) {
+  if (width < 1) throw Error("migration: records need a width of at least 1 double");
+  check_counts(send_counts, "send_counts");
+  const long rb = long(width) * long(sizeof(double));
+  // Room for n doubles in `recv`, in `space`.
+  auto grow = [&](long n) {
+    if (recv.size() < std::size_t(n)) recv = exec::Buffer<double>(space_, std::size_t(n));
+    else if (n > 0 && recv.space() != space_) throw Error("migration: the receive buffer is in the wrong space");
+    return recv.data();
+  };
+  if (transport_->uses_nccl()) {
+    recv_counts.assign(size_, 0);
+    check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_LONG, recv_counts.data(), 1, MPI_LONG, comm_),
+              "MPI_Alltoall (migration counts)");
+    double* r = grow(total(recv_counts) * width);
+    nccl_move(send_counts, send, recv_counts, r, rb);
+    account(send_counts, rb, pattern);
+    return;
+  }
+  const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
+  const char* sp = static_cast<const char*>(transport_->mpi_send_buffer(send, send_bytes, send_stage_));
+  char* rp = nullptr;
+  std::size_t recv_bytes = 0;
+  bool placed = false;
+  strategy_->exchange(send_counts, sp, migrate::Record{record_type(width), rb}, recv_counts,
+                      [&](const std::vector<long>& counts) {
+                        recv_bytes = std::size_t(total(counts)) * rb;
+                        double* r = grow(total(counts) * width);
+                        rp = static_cast<char*>(transport_->mpi_recv_buffer(r, recv_bytes, recv_stage_));
+                        placed = true;
+                        return rp;
+                      },
+                      pattern);
+  if (!placed) throw Error("migration: strategy " + name_ + " never asked for a receive buffer");
+  self_copy(send_counts, sp, recv_counts, rp, rb);
+  transport_->mpi_received(recv.data(), rp, recv_bytes);
+  account(send_counts, rb, pattern);
+}
+
+void Migrator::exchange_known(const std::vector<long>& send_counts, const double* send, int width,
+                              const std::vector<long>& recv_counts, double* recv, const std::string& pattern) {
+  if (width < 1) throw Error("migration: records need a width of at least 1 double");
+  check_counts(send_counts, "send_counts");
+  check_counts(recv_counts, "recv_counts");
+  if (recv_counts[rank_] != send_counts[rank_])
+    throw Error("migration: exchange_known receives " + std::to_string(recv_counts[rank_]) +
+                " records from this rank itself but sends it " + std::to_string(send_counts[rank_]));
+  const long rb = long(width) * long(sizeof(double));
+  if (transport_->uses_nccl()) {
+    nccl_move(send_counts, send, recv_counts, recv, rb);
+    account(send_counts, rb, pattern);
+    return;
+  }
+  const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
+  const std::size_t recv_bytes = std::size_t(total(recv_counts)) * rb;
+  const char* sp = static_cast<const char*>(transport_->mpi_send_buffer(send, send_bytes, send_stage_));
+  char* rp = static_cast<char*>(transport_->mpi_recv_buffer(recv, recv_bytes, recv_stage_));
+  strategy_->exchange_known(send_counts, sp, migrate::Record{record_type(width), rb}, recv_counts, rp, pattern);
+  self_copy(send_counts, sp, recv_counts, rp, rb);
+  transport_->mpi_received(recv, rp, recv_bytes);
+  account(send_counts, rb, pattern);
+}
+
+// NCCL has no alltoallv and needs no count discovery of its own: one grouped send/receive
+// over the ranks with data, queued behind the kernels that wrote `send`.
+void Migrator::nccl_move(const std::vector<long>& send_counts, const double* send, const std::vector<long>& recv_counts,
+                         double* recv, long record_bytes) {
+  const std::vector<long> soff = block_offsets(send_counts), roff = block_offsets(recv_counts);
+  sends_.clear();
+  recvs_.clear();
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    if (send_counts[r] > 0) sends_.push_back(Message{r, soff[r] * record_bytes, send_counts[r] * record_bytes});
+    if (recv_counts[r] > 0) recvs_.push_back(Message{r, roff[r] * record_bytes, recv_counts[r] * record_bytes});
+  }
+  self_copy(send_counts, reinterpret_cast<const char*>(send), recv_counts, reinterpret_cast<char*>(recv), record_bytes);
+  transport_->nccl_exchange(comm_, send, sends_.data(), static_cast<int>(sends_.size()), recv, recvs_.data(),
+                            static_cast<int>(recvs_.size()));
+}
+
+}  // namespace beatnik::comm
