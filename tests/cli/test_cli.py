@@ -58,6 +58,13 @@ bad_inputs = [
     (["-M", "-1"], "mu"),
     (["-e", "0"], "epsilon"),
     (["-c", "0"], "cutoff"),
+    (["-O", "high", "-S", "cutoff", "-c", "-0.5"], "cutoff"),
+    (["-O", "high", "-S", "cutoff", "-c", "inf"], "cutoff"),
+    (["-O", "high", "-S", "cutoff", "-c", "5"], "spans more than two periods"),
+    (["-O", "high", "-S", "cutoff", "--spatial-partition", "random"], "spatial-partition"),
+    (["-O", "high", "-S", "cutoff", "--migrate-strategy", "carrier-pigeon"], "migrate-strategy"),
+    (["--load-snapshot", "0"], "load-snapshot"),
+    (["--load-snapshot", "x"], "load-snapshot"),
     (["-m", "nan"], "magnitude"),
     (["-a", "0"], "tau is undefined"),
     (["--max-stretch", "-1"], "max-stretch"),
@@ -138,6 +145,27 @@ if p is not None and p.returncode == 0:
     check("progress printed", "step      3/3" in p.stdout, p.stdout[-300:])
     check("summary printed", "figure of merit" in p.stdout and "Timer regions" in p.stdout, "")
     check("no temp files left", sorted(os.listdir(tmp)) == ["r.json", "s.csv"], str(os.listdir(tmp)))
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# A small cutoff-solver run: its timer regions, patterns and load-balance report.
+p = run(["-O", "high", "-S", "cutoff", "-n", "16", "-c", "0.3", "-t", "2", "--spatial-partition", "balanced",
+         "--load-snapshot", "1,2,7", "--results", results])
+check("cutoff run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    regions = doc["timers"]["regions"]
+    for r in ["br.cutoff.to_spatial", "br.cutoff.ghosts", "br.cutoff.bin", "br.cutoff.compute", "br.cutoff.to_surface"]:
+        check(f"cutoff timer {r}", r in regions, str(sorted(regions)))
+    check("cutoff patterns", "migrate" in doc["communication"] and "ghost" in doc["communication"],
+          str(sorted(doc["communication"])))
+    lb = doc.get("load_balance", {})
+    check("cutoff load snapshots", sorted(lb.get("snapshots", {})) == ["1", "2"]
+          and len(lb["snapshots"]["2"]["particles"]) == 2
+          and sum(lb["snapshots"]["1"]["particles"]) == 16 * 16, str(lb.get("snapshots")))
+    check("cutoff load series", len(lb["per_step"]["pairs"]["max"]) == 2 and lb["run_mean"]["pairs"]["min"] > 0, "")
+    check("cutoff config", doc["config"]["br"]["cutoff"]["spatial_partition"] == "balanced", "")
+    check("cutoff summary", "Load balance" in p.stdout and "pairs within the cutoff" in p.stdout, p.stdout[-600:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

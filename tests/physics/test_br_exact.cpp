@@ -12,6 +12,7 @@
 #include "beatnik/model/br_block.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/state.hpp"
+#include "physics/br_test_surface.hpp"
 #include "support/test_support.hpp"
 
 using namespace beatnik;
@@ -24,14 +25,8 @@ struct Case {
   int images = 1;
 };
 
-// A wavy, slightly sheared surface and a smooth ω, as functions of the global node.
-double pos(const mesh::Geometry& g, int c, int gi, int gj) {
-  const double x = g.position(0, gi), y = g.position(1, gj);
-  if (c == 0) return x + 0.02 * std::sin(3.0 * y + 0.4);
-  if (c == 1) return y + 0.015 * std::cos(2.0 * x);
-  return 0.1 * std::cos(M_PI * x) * std::sin(M_PI * y + 0.3) + 0.05 * x;
-}
-double omega(int c, int gi, int gj) { return std::sin(0.4 * gi + c) * std::cos(0.3 * gj - 0.5 * c) + 0.1 * c; }
+double pos(const mesh::Geometry& g, int c, int gi, int gj) { return test::br_test_position(g, c, gi, gj); }
+double omega(int c, int gi, int gj) { return test::br_test_omega(c, gi, gj); }
 
 // a₀ = ⌊r/L + ½ + ζ⌋ (ζ = 2⁻²⁰, br_kernel.hpp) evaluated exactly: the rounded floor can land
 // on the wrong side of a tie, and the tests use L = 2 so (a ± ½)·L is exact.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/io/state_csv.hpp"
 
 namespace beatnik::test {
@@ -123,6 +124,13 @@ MPI_Comm first_ranks(int k) {
   MPI_Comm c;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &c);
   return c;
+}
+
+std::vector<std::string> migrate_strategies() {
+  std::vector<std::string> names;
+  for (const auto& e : comm::migrate::registry())
+    if (e.unavailable().empty()) names.push_back(e.name);
+  return names;
 }
 
 }  // namespace beatnik::test

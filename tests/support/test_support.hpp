@@ -62,6 +62,9 @@ HostDevicePair host_and_device(const app::Options& base, const std::string& tran
 // CUDA-aware, ranks sharing a GPU, no NCCL)? Rank 0 prints "[ NOT RUN  ] what: why" when so.
 bool expected_transport_refusal(const std::string& what, const std::string& why);
 
+// Names of the migration strategies this build and MPI library can run (the registry's).
+std::vector<std::string> migrate_strategies();
+
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace beatnik::app {
 
@@ -34,6 +35,9 @@ struct Options {
   double cutoff = 0.5;
   int br_images = 1;
   std::string br_strategy = "overlap";
+  std::string spatial_partition = "uniform";
+  std::string migrate_strategy = "alltoallv";
+  std::vector<long> load_snapshot;
   // Time stepping
   std::optional<long> steps;
   double max_stretch = 100.0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/migrate/registry.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -81,6 +82,18 @@ RunConfig make_run_config(const Options& o, int ranks) {
           "unknown solver '" + o.solver + "' (-S exact or cutoff)");
   require(o.br_strategy == "overlap" || o.br_strategy == "blocking",
           "unknown --br-strategy '" + o.br_strategy + "' (overlap or blocking)");
+  require(mesh::parse_spatial_partition(o.spatial_partition, c.model.br.partition),
+          "unknown --spatial-partition '" + o.spatial_partition + "' (uniform or balanced)");
+  try {
+    comm::migrate::find_strategy(o.migrate_strategy);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--migrate-strategy: ") + e.what());
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--migrate-strategy: ") + e.what());
+  }
+  c.model.br.migrate_strategy = o.migrate_strategy;
+  for (long s : o.load_snapshot)
+    require(s >= 1, "--load-snapshot takes step numbers of 1 or more (got " + std::to_string(s) + ")");
   c.initial.shape = model::parse_initial_shape(o.initial_condition);
   if (o.exec == "host" || o.exec == "serial" || o.exec == "openmp" || o.exec == "threads")
     c.space = exec::Space::Host;
@@ -175,8 +188,23 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.model.epsilon = o.epsilon * h;
   // Birkhoff–Rott quadrature and images per profile (DECISIONS.md).
   c.model.br.strategy = o.br_strategy == "blocking" ? comm::RingStrategy::Blocking : comm::RingStrategy::Overlap;
+  // Cutoff solver: every image of every source within c (DECISIONS.md), the reference's float32
+  // neighbour test in the beatnik profile.
+  c.model.br.cutoff_solver = o.solver == "cutoff" && c.model.order != model::Order::Low;
+  c.model.br.cutoff = o.cutoff;
+  c.model.br.float32_test = c.profile == Profile::Beatnik;
+  if (c.model.br.cutoff_solver) {
+    for (int d = 0; d < 2; ++d)
+      require(!periodic || o.cutoff <= 2.0 * c.geometry.period[d],
+              "-c/--cutoff " + std::to_string(o.cutoff) + " spans more than two periods of the box (" +
+                  std::to_string(c.geometry.period[d]) + "): every particle would need dozens of images; use -S exact "
+                  "(with --br-images K) for long-range sums");
+    if (o.br_images != 1) c.warnings.push_back("--br-images applies to the exact solver; -S cutoff sums every image within c");
+  } else if (o.solver == "cutoff") {
+    c.warnings.push_back("-S cutoff is ignored at low order (no Birkhoff-Rott solve; as the reference)");
+  }
   if (c.profile == Profile::Beatnik) {
-    require(o.br_images == 1, "--br-images applies to the consistent profile; --profile beatnik sums the "
+    require(o.br_images == 1 || c.model.br.cutoff_solver, "--br-images applies to the consistent profile; --profile beatnik sums the "
                               "reference's fixed 3x3 block of images (drop --br-images)");
     c.model.br.images = 1;
     c.model.br.centred = false;
@@ -222,8 +250,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   }
 
   // Valid requests that are not built yet.
-  if (c.model.order != model::Order::Low && o.solver == "cutoff")
-    throw NotAvailable("-S cutoff: the cutoff solver is not available yet; use -S exact");
   if (o.write_frequency > 0)
     throw NotAvailable("-F/--write-frequency: mesh output is not available yet; use -F 0 (and "
                        "--write-state FILE for a CSV of the final state)");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "beatnik/app/load_report.hpp"
 #include "beatnik/app/provenance.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
@@ -86,6 +87,14 @@ json config_json(const Simulation& sim) {
                                     : std::string("fixed 3x3 block")},
                {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
                                              : std::string("uniform (periodic) / trapezoid (free)")}};
+    if (b.cutoff_solver)
+      j["br"]["cutoff"] = {{"radius", b.cutoff},
+                           {"neighbour_test", b.float32_test ? "float32 (reference)" : "double"},
+                           {"images", "every periodic image within the cutoff"},
+                           {"spatial_partition", mesh::to_string(b.partition)},
+                           {"spatial_grid", c.procs},
+                           {"migrate_strategy", b.migrate_strategy},
+                           {"bytes_per_particle", {{"to_spatial", 48}, {"ghost", 48}, {"to_surface", 24}}}};
   }
   j["tau"] = c.tau;
   j["dt"] = c.dt;
@@ -212,7 +221,15 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   }
   perf["max_rss_bytes_max_rank"] = rss;
   perf["rss_bytes_per_node_max_rank"] = rss_per_node;
-  if (sim.config().model.order != model::Order::Low) {
+  json load = load_balance_json(sim);
+  if (sim.config().model.br.cutoff_solver && sim.config().model.order != model::Order::Low) {
+    // Cutoff BR: the pairs within the cutoff that the kernels evaluated, all ranks, per step.
+    double pairs = 0;
+    for (const auto& l : sim.load_series()) pairs += double(l.pairs);
+    MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_DOUBLE, MPI_SUM, c);
+    perf["br_pairs_per_step"] = pairs / steps;
+    perf["br_pairs_per_second"] = outcome.wall_seconds > 0 ? pairs / outcome.wall_seconds : 0.0;
+  } else if (sim.config().model.order != model::Order::Low) {
     // Exact BR: every node with every node and image, 3 evaluations per step (RK3).
     const auto& g = sim.config().geometry;
     const int k = sim.config().model.br.images;
@@ -223,6 +240,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     perf["br_interactions_per_second"] = outcome.wall_seconds > 0 ? per_step * sim.steps_done() / outcome.wall_seconds : 0.0;
   }
   doc["performance"] = perf;
+  if (!load.is_null()) doc["load_balance"] = load;
 
   const GlobalDiagnostics d = sim.diagnostics();
   doc["checksums"] = {{"sum_z3", d.sum_z3},         {"sum_abs_w", d.sum_abs_w}, {"max_z3", d.max_z3},
@@ -245,10 +263,16 @@ void print_banner(const Simulation& sim) {
              c.model.epsilon, c.model.metric_power);
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
-    fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, comm::to_string(b.strategy),
-               b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
-                         : std::string("fixed 3x3 images"),
-               b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");
+    if (b.cutoff_solver)
+      fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
+                 "partition on {} x {}, migration {}\n",
+                 b.cutoff, b.float32_test ? "float32" : "double", b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
+                 mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy);
+    else
+      fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, comm::to_string(b.strategy),
+                 b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
+                           : std::string("fixed 3x3 images"),
+                 b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");
   }
   fmt::print("  initial     {} m = {:g} p = {:g}\n", model::to_string(c.initial.shape), c.initial.magnitude,
              c.initial.period);
@@ -309,6 +333,9 @@ void print_summary(const json& doc) {
   if (perf.contains("br_interactions_per_second"))
     fmt::print("  Birkhoff-Rott         {:.4e} pair-image interactions per second ({:.4e} per step)\n",
                perf["br_interactions_per_second"].get<double>(), perf["br_interactions_per_step"].get<double>());
+  if (perf.contains("br_pairs_per_second"))
+    fmt::print("  Birkhoff-Rott         {:.4e} pairs within the cutoff per second ({:.4e} per step)\n",
+               perf["br_pairs_per_second"].get<double>(), perf["br_pairs_per_step"].get<double>());
   if (regions.contains("br.exact.ring.hidden") && regions.contains("br.exact.ring")) {
     const double hidden = regions["br.exact.ring.hidden"]["median"].get<double>();
     const double exposed = regions["br.exact.ring"]["median"].get<double>();
@@ -316,6 +343,7 @@ void print_summary(const json& doc) {
       fmt::print("  ring pass             {:.1f}% of the transfer time hidden behind computation (median rank)\n",
                  100.0 * hidden / (hidden + exposed));
   }
+  if (doc.contains("load_balance")) print_load_summary(doc["load_balance"]);
   fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),
              ck["min_z3"].get<double>(), ck["max_abs_w1"].get<double>());
   std::fflush(stdout);

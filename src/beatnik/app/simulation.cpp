@@ -96,6 +96,16 @@ void Simulation::step() {
     integrator_->step(state_, config_.dt);
   }
   ++step_;
+  if (auto* cutoff = dynamic_cast<model::CutoffBRSolver*>(model_->br_solver())) {
+    const std::vector<model::CutoffLoad> calls = cutoff->take_loads();
+    model::CutoffLoad s = calls.empty() ? model::CutoffLoad{} : calls.front();
+    for (size_t k = 1; k < calls.size(); ++k) {
+      s.pairs += calls[k].pairs;
+      s.migrate_bytes += calls[k].migrate_bytes;
+      s.ghost_bytes += calls[k].ghost_bytes;
+    }
+    load_series_.push_back(s);
+  }
   long long bad = model_->first_bad_node();
   {
     Timers::Scope t(&timers_, "check");

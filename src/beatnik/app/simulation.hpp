@@ -14,6 +14,7 @@
 #include "beatnik/comm/context.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/diagnostics.hpp"
 #include "beatnik/model/time_integrator.hpp"
 
@@ -49,6 +50,9 @@ class Simulation {
   int gpu_id() const { return gpu_id_; }
   size_t device_bytes() const { return device_bytes_; }
   const std::vector<double>& step_seconds() const { return step_seconds_; }
+  // Cutoff BR solver: this rank's load per step (particles and ghosts of the step's first call,
+  // pairs and bytes summed over its calls); empty with another solver.
+  const std::vector<model::CutoffLoad>& load_series() const { return load_series_; }
 
   // Reduced over all ranks (collective).
   GlobalDiagnostics diagnostics() const;
@@ -70,6 +74,7 @@ class Simulation {
   std::unique_ptr<model::TimeIntegrator> integrator_;
   long step_ = 0;
   std::vector<double> step_seconds_;
+  std::vector<model::CutoffLoad> load_series_;
 };
 
 }  // namespace beatnik::app

@@ -72,4 +72,15 @@ BEATNIK_HOST_DEVICE inline double trapezoid_weight(int i, int n, bool periodic) 
   return (!periodic && (i == 0 || i == n - 1)) ? 0.5 : 1.0;
 }
 
+// The quadrature weight W of global node (g, h) under the run's profile (both solvers).
+struct BRWeights {
+  int simpson_len = 0;  // > 0: Simpson-3/8 with this length (beatnik); 0: uniform/trapezoid
+  int nodes[2] = {0, 0};
+  bool periodic[2] = {true, true};
+  BEATNIK_HOST_DEVICE double operator()(int g, int h) const {
+    return simpson_len > 0 ? simpson38_weight(g, simpson_len) * simpson38_weight(h, simpson_len)
+                           : trapezoid_weight(g, nodes[0], periodic[0]) * trapezoid_weight(h, nodes[1], periodic[1]);
+  }
+};
+
 }  // namespace beatnik::model

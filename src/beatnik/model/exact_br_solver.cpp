@@ -30,18 +30,14 @@ void ExactBRSolver::pack(const mesh::Field& state, const mesh::Field& omega) {
   const auto& geo = mesh_.geometry();
   const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
   const int nj = mesh_.layout().nj;
-  const int N0 = geo.nodes[0], N1 = geo.nodes[1];
-  const bool p0 = geo.periodic[0], p1 = geo.periodic[1];
-  const int len = settings_.simpson_len;
+  const BRWeights weight = settings_.weights(geo);
   const long n = n_;
   const double strength = strength_;
   double* b = ring_->own_block();
   exec::parallel_for(space_, exec::Range2{0, mesh_.layout().ni, 0, nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
     const long k = long(i) * nj + j;
     const int g = gi0 + i, h = gj0 + j;
-    const double W = len > 0 ? simpson38_weight(g, len) * simpson38_weight(h, len)
-                             : trapezoid_weight(g, N0, p0) * trapezoid_weight(h, N1, p1);
-    const double f = strength * W;
+    const double f = strength * weight(g, h);
     b[k] = s(kZ1, i, j);
     b[n + k] = s(kZ2, i, j);
     b[2 * n + k] = s(kZ3, i, j);

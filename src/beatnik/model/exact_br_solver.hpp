@@ -11,24 +11,23 @@
 #include "beatnik/mesh/field.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/br_kernel.hpp"
+#include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
 
 namespace beatnik::model {
 
-class ExactBRSolver {
+class ExactBRSolver : public BRSolver {
  public:
   // epsilon: ε_eff (added to |r|² unsquared). Collective over the mesh's grid communicator.
   ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
                 double epsilon, comm::CommStats* stats, Timers* timers);
 
-  // out(c, i, j), c = 0..2: BR velocity at owned node (i, j), from positions z = components
-  // kZ1..kZ3 of `state` and the vorticity vector ω = `omega` (3 components), owned nodes only.
-  void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out);
+  void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) override;
 
   // Pair-image interactions per velocity() call, over all ranks.
   double interactions_per_call() const;
   const BRImages& images() const { return images_; }
-  size_t buffer_bytes() const;
+  size_t buffer_bytes() const override;
 
   // Fills the ring's own block (public only because nvcc's device lambdas cannot live in
   // private member functions).

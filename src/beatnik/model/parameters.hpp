@@ -3,6 +3,9 @@
 #include <string>
 
 #include "beatnik/comm/ring_strategy.hpp"
+#include "beatnik/mesh/geometry.hpp"
+#include "beatnik/mesh/spatial_decomposition.hpp"
+#include "beatnik/model/br_kernel.hpp"
 
 namespace beatnik::model {
 
@@ -17,6 +20,22 @@ struct BRSettings {
   int images = 1;          // K: (2K+1)² periodic images per pair
   bool centred = true;     // centre the block on the nearest image (consistent); else fixed at 0
   int simpson_len = 0;     // > 0: Simpson-3/8 weights with this length (beatnik); 0: uniform/trapezoid
+  // Cutoff solver (-S cutoff): radius, neighbour test, spatial partition, migration strategy.
+  bool cutoff_solver = false;
+  double cutoff = 0.5;
+  bool float32_test = false;  // the reference's single-precision test (beatnik profile)
+  mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform;
+  std::string migrate_strategy = "alltoallv";
+
+  BRWeights weights(const mesh::Geometry& g) const {
+    BRWeights w;
+    w.simpson_len = simpson_len;
+    for (int d = 0; d < 2; ++d) {
+      w.nodes[d] = g.nodes[d];
+      w.periodic[d] = g.periodic[d];
+    }
+    return w;
+  }
 };
 
 struct ModelParameters {

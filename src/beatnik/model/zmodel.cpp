@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/model/cutoff_br_solver.hpp"
+#include "beatnik/model/exact_br_solver.hpp"
 
 namespace beatnik::model {
 
@@ -27,7 +29,10 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
     const GhostedLayout owned{mesh.layout().ni, mesh.layout().nj, 0};
     omega_ = mesh::Field(space, owned, 3);
     br_u_ = mesh::Field(space, owned, 3);
-    br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+    if (params.br.cutoff_solver)
+      br_ = std::make_unique<CutoffBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+    else
+      br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
   }
   reset_health();
 }

@@ -8,7 +8,7 @@
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
 #include "beatnik/mesh/boundary.hpp"
-#include "beatnik/model/exact_br_solver.hpp"
+#include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/operators.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/riesz.hpp"
@@ -36,7 +36,7 @@ class ZModel {
   long long first_bad_node() const;
 
   const RieszTransform* riesz() const { return riesz_.get(); }
-  const ExactBRSolver* br_solver() const { return br_.get(); }
+  BRSolver* br_solver() const { return br_.get(); }
   size_t buffer_bytes() const;
 
   // ω from the gathered state, then the BR velocity into br_u_ (public for nvcc's lambdas).
@@ -51,7 +51,7 @@ class ZModel {
   comm::HaloExchange halo_state_, halo_v_;
   mesh::Boundary boundary_;
   std::unique_ptr<RieszTransform> riesz_;  // low, medium
-  std::unique_ptr<ExactBRSolver> br_;      // medium, high
+  std::unique_ptr<BRSolver> br_;           // medium, high: exact or cutoff
   mesh::Field omega_;  // ω = w2·Dx z − w1·Dy z on owned nodes (BR source)
   mesh::Field br_u_;   // BR velocity on owned nodes
   mesh::Field v_;      // V, with ghosts (its derivatives are taken)
