@@ -49,6 +49,13 @@ class Simulation {
   int gpu_id() const { return gpu_id_; }
   size_t device_bytes() const { return device_bytes_; }
   const std::vector<double>& step_seconds() const { return step_seconds_; }
+  // Restart (io/): the step this run started from, the steps it took, the last derivative
+  // (velocity = components 0..2), and replacing the state by owned-node host data (node-major,
+  // 3 positions and 2 vorticity values per node) at `step`. Collective (refreshes the ghosts).
+  long first_step() const { return first_step_; }
+  long steps_this_run() const { return step_ - first_step_; }
+  const mesh::Field& last_rate() const { return integrator_->last_rate(); }
+  void restore(long step, const std::vector<double>& positions, const std::vector<double>& vorticity);
 
   // Reduced over all ranks (collective).
   GlobalDiagnostics diagnostics() const;
@@ -69,6 +76,7 @@ class Simulation {
   std::unique_ptr<model::ZModel> model_;
   std::unique_ptr<model::TimeIntegrator> integrator_;
   long step_ = 0;
+  long first_step_ = 0;
   std::vector<double> step_seconds_;
 };
 
