@@ -239,6 +239,10 @@ void RunIo::after_step(bool last) {
 
 std::string RunIo::at_stop() {
   if (last_ckpt_ == sim_.steps_done()) return kept_.back();
+  // Without -F or --checkpoint-every the directory was not prepared at start-up.
+  std::string why;
+  if (sim_.mesh().grid().rank() == 0) why = prepare_output_dir(o_.output_dir);
+  if (!io::agree(why.empty(), why, sim_.mesh().grid().comm())) throw Error(why);
   return write_checkpoint(false);
 }
 

@@ -1,5 +1,6 @@
 #include "beatnik/io/hdf5_file.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace beatnik::io {
@@ -32,6 +33,12 @@ bool parse_hdf5_mode(const std::string& name, Hdf5Mode& mode, std::string& why) 
     return true;
   }
   return false;
+}
+
+void prefer_safe_mpi_io() {
+#ifdef OPEN_MPI
+  if (!std::getenv("OMPI_MCA_fcoll") && !std::getenv("OMPI_MCA_io")) setenv("OMPI_MCA_fcoll", "dynamic_gen2", 0);
+#endif
 }
 
 void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }

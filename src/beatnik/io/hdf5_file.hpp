@@ -24,6 +24,11 @@ const char* to_string(Hdf5Mode m);
 // Returns false for an unknown name; sets `why` when the name is valid but not in this build.
 bool parse_hdf5_mode(const std::string& name, Hdf5Mode& mode, std::string& why);
 
+// Call before MPI_Init. Open MPI 4.1's default MPI-IO collective-write selection (OMPIO) was
+// seen to corrupt HDF5 collective writes here (Debian 12, Open MPI 4.1.4; tests/io catches it):
+// unless the user chose an fcoll/io component, pin OMPIO's collective algorithm to dynamic_gen2.
+void prefer_safe_mpi_io();
+
 // Silences HDF5's own error printing (errors are reported by beatnik, once, on rank 0).
 void quiet_hdf5();
 
