@@ -86,7 +86,7 @@ bad_inputs = [
     (["-i", "checkpoint.h5"], "no such file"),
     (["-F", "1", "-o", "/nonexistent-dir/out"], "cannot be created"),
     (["--checkpoint-every", "-1"], "checkpoint-every"),
-    (["--async-output"], "not available yet"),
+    (["--async-output", "--hdf5-mode", "collective"], "async-output"),
 ]
 
 for opts, expect in bad_inputs:

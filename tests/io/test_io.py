@@ -78,20 +78,22 @@ modes = ["blocks"] + (["collective"] if args.parallel_hdf5 else [])
 # ---------------------------------------------------------------------------------------------
 # 1. Mesh output, both HDF5 modes: VTK's XDMF reader and h5py against --write-state.
 if "mesh" in parts:
-    for mode in modes:
-        d = os.path.join(tmp, f"mesh-{mode}")
+    for label in modes + ["async"]:  # async: per-rank blocks written by a background thread
+        mode = "blocks" if label == "async" else label
+        d = os.path.join(tmp, f"mesh-{label}")
         os.makedirs(d)
         st = os.path.join(d, "s.csv")
         res = os.path.join(d, "r.json")
-        p = run(["-n", "16", "-t", "5", "-F", "2", "-o", d, "--hdf5-mode", mode, "--write-state", st,
-                 "--write-state-every", "2", "--results", res])
-        name = f"mesh {mode}"
+        opts = ["--async-output"] if label == "async" else ["--hdf5-mode", mode]
+        p = run(["-n", "16", "-t", "5", "-F", "2", "-o", d, "--write-state", st,
+                 "--write-state-every", "2", "--results", res] + opts)
+        name = f"mesh {label}"
         if not ok_run(name, p):
             continue
         doc = json.load(open(res))
         boxes = doc["decomposition"]["owned_boxes"]
         check(name + " io in results", doc["io"]["mesh"]["files"] == 4 * (P if mode == "blocks" else 1)
-              and doc["io"]["mesh"]["bytes"] == 4 * 256 * 68 and doc["io"]["hdf5_mode"] == mode, str(doc["io"]))
+              and doc["io"]["mesh"]["bytes"] == 4 * 256 * 68 and doc["io"]["mesh_hdf5_mode"] == mode, str(doc["io"]))
         check(name + " io.mesh timer", "io.mesh" in doc["timers"]["regions"], str(doc["timers"]["regions"].keys()))
         steps = [0, 2, 4, 5]  # every 2 steps and the final one
         expect = {s: read_csv(st.replace(".csv", f"_step{s:06d}.csv")) for s in [2, 4]}
@@ -239,7 +241,7 @@ if "refusals" in parts:
         (["-i", tmp], "not a regular file"),
         (["--checkpoint-keep", "0"], "checkpoint-keep"),
         (["--hdf5-mode", "mpi"], "hdf5-mode"),
-        (["--async-output"], "not available yet"),
+        (["--async-output", "--hdf5-mode", "collective"], "goes with --hdf5-mode blocks"),
     ]
     for opts, expect in refusals:
         out = os.path.join(tmp, "refusal-out")

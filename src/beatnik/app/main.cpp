@@ -145,6 +145,7 @@ int run(int argc, char** argv, int rank, int size) {
         break;
       }
     }
+    files.finish();
   } catch (const SimulationError& e) {
     outcome.completed = false;
     outcome.message = e.what();

@@ -79,7 +79,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every K steps and at the last step into -o DIR, 0 = none")->group(W);
   app.add_option("--checkpoint-keep", o.checkpoint_keep, "Checkpoints kept (the oldest are removed)")->group(W);
   app.add_option("--hdf5-mode", o.hdf5_mode, "collective (one shared file, parallel HDF5), blocks (one block per rank), or auto")->group(W);
-  app.add_flag("--async-output", o.async_output, "Write output from a copy in a background thread (not available yet)")->group(W);
+  app.add_flag("--async-output", o.async_output, "Write mesh output from a copy in a background thread while the steps go on (per-rank blocks)")->group(W);
 
   try {
     app.parse(argc, argv);

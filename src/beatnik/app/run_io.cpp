@@ -17,15 +17,15 @@ namespace beatnik::app {
 void validate_io_options(const Options& o) {
   if (o.checkpoint_every < 0) throw InputError("--checkpoint-every must be zero or positive");
   if (o.checkpoint_keep < 1) throw InputError("--checkpoint-keep must be at least 1");
+  if (o.async_output && o.hdf5_mode == "collective")
+    throw InputError("--async-output writes every rank's own block from a background thread (no MPI in "
+                     "it): it goes with --hdf5-mode blocks or auto, not collective");
   io::Hdf5Mode mode;
   std::string why;
   if (!io::parse_hdf5_mode(o.hdf5_mode, mode, why))
     throw InputError("unknown --hdf5-mode '" + o.hdf5_mode + "' (collective, blocks or auto)");
   if (!why.empty()) throw NotAvailable(why);
   if (o.output_dir.empty()) throw InputError("-o/--output-dir must name a directory");
-  if (o.async_output)
-    throw NotAvailable("--async-output: writing from a background thread is not available yet; drop "
-                       "--async-output (output is written synchronously, outside the timed steps)");
 }
 
 bool writes_output_dir(const Options& o) { return o.write_frequency > 0 || o.checkpoint_every > 0; }
@@ -102,6 +102,17 @@ io::BlockBox block_of(const Simulation& sim) {
 
 // Owned nodes of components c0..c0+k-1 of a field, node-major on the host. Only these
 // components' planes are copied from the device.
+// Owned nodes of components c0..c0+k-1 of host planes laid out as L.
+std::vector<double> owned_of_planes(const double* planes, const GhostedLayout& L, int c0, int k) {
+  std::vector<double> out(static_cast<size_t>(L.owned_count()) * k);
+  for (int c = 0; c < k; ++c) {
+    const double* src = planes + (c0 + c) * L.plane();
+    for (int i = 0; i < L.ni; ++i)
+      for (int j = 0; j < L.nj; ++j) out[(static_cast<size_t>(i) * L.nj + j) * k + c] = src[L.index(i, j)];
+  }
+  return out;
+}
+
 std::vector<double> owned_host(const mesh::Field& f, int c0, int k) {
   const GhostedLayout L = f.layout();
   std::vector<double> plane(static_cast<size_t>(L.plane()));
@@ -159,12 +170,13 @@ RunIo::RunIo(Simulation& sim, const Options& o, std::vector<std::string> argv)
   std::string why;
   io::parse_hdf5_mode(o.hdf5_mode, mode_, why);
   box_ = block_of(sim);
+  io::Hdf5Mode mesh_mode = o.async_output ? io::Hdf5Mode::Blocks : mode_;
   if (o.write_frequency > 0) {
     std::vector<io::BlockBox> boxes;
     const auto& g = sim.config().geometry;
     for (const Box2& b : sim.mesh().decomposition().all_owned())
       boxes.push_back(io::BlockBox{g.nodes[0], g.nodes[1], b.lo[0], b.lo[1], b.extent(0), b.extent(1)});
-    mesh_out_ = std::make_unique<io::MeshOutput>(o.output_dir, mode_, sim.mesh().grid().comm(), boxes);
+    mesh_out_ = std::make_unique<io::MeshOutput>(o.output_dir, mesh_mode, sim.mesh().grid().comm(), boxes);
     if (sim.first_step() > 0) mesh_out_->adopt_existing(sim.first_step());
   }
 }
@@ -181,11 +193,67 @@ io::MeshFrame RunIo::frame(bool with_velocity) const {
   return f;
 }
 
+RunIo::~RunIo() {
+  if (pending_ && pending_->writer.joinable()) pending_->writer.join();
+}
+
+void RunIo::finish() {
+  if (!pending_) return;
+  const double t0 = wall_seconds();
+  pending_->writer.join();
+  std::unique_ptr<Pending> p = std::move(pending_);
+  mesh_.background += p->seconds;
+  mesh_out_->commit(p->frame.step, p->frame.time, p->ok, p->why);
+  const double dt = wall_seconds() - t0;
+  mesh_.seconds += dt;
+  sim_.timers().add("io.mesh", dt, 0);
+}
+
 void RunIo::write_mesh() {
   const double t0 = wall_seconds();
+  if (o_.async_output) {
+    // Wait for (and commit) the previous step's output, copy this step's, write it behind.
+    finish();
+    // The stepping thread only copies the fields' memory (5 + 3 planes); the writer thread
+    // picks out the owned nodes and writes them.
+    pending_ = std::make_unique<Pending>();
+    Pending* p = pending_.get();
+    p->frame.step = sim_.steps_done();
+    p->frame.time = sim_.time();
+    p->frame.dt = sim_.config().dt;
+    const mesh::Field& st = sim_.state();
+    const mesh::Field& rt = sim_.last_rate();
+    p->state_layout = st.layout();
+    p->rate_layout = rt.layout();
+    snap_state_.resize(static_cast<size_t>(st.layout().plane()) * model::kStateComps);
+    exec::copy(snap_state_.data(), exec::Space::Host, st.comp(0), st.space(), snap_state_.size());
+    p->state = snap_state_.data();
+    if (sim_.steps_this_run() > 0) {
+      snap_rate_.resize(static_cast<size_t>(rt.layout().plane()) * 3);
+      exec::copy(snap_rate_.data(), exec::Space::Host, rt.comp(0), rt.space(), snap_rate_.size());
+      p->rate = snap_rate_.data();
+    }
+    const io::MeshOutput* out = mesh_out_.get();
+    p->writer = std::thread([p, out] {
+      const double w0 = wall_seconds();
+      p->frame.positions = owned_of_planes(p->state, p->state_layout, model::kZ1, 3);
+      p->frame.vorticity = owned_of_planes(p->state, p->state_layout, model::kW1, 2);
+      p->frame.velocity = p->rate == nullptr ? std::vector<double>(p->frame.positions.size(), 0.0)
+                                             : owned_of_planes(p->rate, p->rate_layout, 0, 3);
+      p->ok = out->write_own_block(p->frame, p->why);
+      p->seconds = wall_seconds() - w0;
+    });
+    mesh_.bytes += mesh_out_->bytes_per_rank();
+    mesh_.files += 1;
+    const double dt = wall_seconds() - t0;
+    mesh_.seconds += dt;
+    sim_.timers().add("io.mesh", dt);
+    last_mesh_ = sim_.steps_done();
+    return;
+  }
   const io::MeshFrame f = frame(sim_.steps_this_run() > 0);
   mesh_.bytes += mesh_out_->write(f);
-  mesh_.files += mode_ == io::Hdf5Mode::Blocks || sim_.mesh().grid().rank() == 0 ? 1 : 0;
+  mesh_.files += mesh_out_->mode() == io::Hdf5Mode::Blocks || sim_.mesh().grid().rank() == 0 ? 1 : 0;
   const double dt = wall_seconds() - t0;
   mesh_.seconds += dt;
   sim_.timers().add("io.mesh", dt);
@@ -193,6 +261,7 @@ void RunIo::write_mesh() {
 }
 
 std::string RunIo::write_checkpoint(bool failed) {
+  finish();  // one HDF5 user at a time
   const double t0 = wall_seconds();
   const long step = sim_.steps_done();
   io::CheckpointMeta meta;
@@ -238,6 +307,7 @@ void RunIo::after_step(bool last) {
 }
 
 std::string RunIo::at_stop() {
+  finish();
   if (last_ckpt_ == sim_.steps_done()) return kept_.back();
   // Without -F or --checkpoint-every the directory was not prepared at start-up.
   std::string why;
@@ -249,6 +319,7 @@ std::string RunIo::at_stop() {
 std::vector<std::string> RunIo::at_failure() {
   std::vector<std::string> out;
   try {
+    finish();
     if (o_.checkpoint_every > 0) out.push_back(write_checkpoint(true));
     if (mesh_out_ && last_mesh_ != sim_.steps_done()) {
       write_mesh();
@@ -264,29 +335,38 @@ nlohmann::json RunIo::report() const {
   MPI_Comm c = sim_.mesh().grid().comm();
   nlohmann::json j;
   j["hdf5_mode"] = io::to_string(mode_);
+  j["mesh_hdf5_mode"] = mesh_out_ ? io::to_string(mesh_out_->mode()) : io::to_string(mode_);
+  j["async_output"] = o_.async_output;
   j["parallel_hdf5_built"] = io::parallel_hdf5_built();
   const std::pair<const char*, const Account*> kinds[2] = {{"mesh", &mesh_}, {"checkpoint", &ckpt_}};
   for (const auto& [name, a] : kinds) {
     long v[2] = {a->bytes, a->files};
-    double secs = a->seconds;
+    double secs[2] = {a->seconds, a->background};
     MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG, MPI_SUM, c);
-    MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, c);
+    MPI_Allreduce(MPI_IN_PLACE, secs, 2, MPI_DOUBLE, MPI_MAX, c);
+    // Bandwidth over the time spent writing: the stepping thread's, or the writer thread's.
+    const double writing = o_.async_output && a == &mesh_ ? secs[1] : secs[0];
     j[name] = {{"files", v[1]},
                {"bytes", v[0]},
-               {"seconds", secs},
-               {"GB_per_s", secs > 0 ? double(v[0]) / secs / 1e9 : 0.0}};
+               {"seconds", secs[0]},
+               {"GB_per_s", writing > 0 ? double(v[0]) / writing / 1e9 : 0.0}};
+    if (o_.async_output && a == &mesh_) j[name]["background_seconds"] = secs[1];
   }
   return j;
 }
 
 void print_io_summary(const nlohmann::json& io) {
   if (io["mesh"]["files"].get<long>() == 0 && io["checkpoint"]["files"].get<long>() == 0) return;
-  fmt::print("\nOutput (HDF5 {} mode; not in the figure of merit)\n", io["hdf5_mode"].get<std::string>());
+  fmt::print("\nOutput (HDF5 {} mode{}; not in the figure of merit)\n", io["mesh_hdf5_mode"].get<std::string>(),
+             io["async_output"].get<bool>() ? ", mesh output written in a background thread" : "");
   for (const char* k : {"mesh", "checkpoint"}) {
     const auto& a = io[k];
     if (a["files"].get<long>() == 0) continue;
-    fmt::print("  io.{:<14} {:>6} files {:>14} B {:>10.4f} s {:>9.3f} GB/s\n", k, a["files"].get<long>(),
-               a["bytes"].get<long>(), a["seconds"].get<double>(), a["GB_per_s"].get<double>());
+    fmt::print("  io.{:<14} {:>6} files {:>14} B {:>10.4f} s {:>9.3f} GB/s{}\n", k, a["files"].get<long>(),
+               a["bytes"].get<long>(), a["seconds"].get<double>(), a["GB_per_s"].get<double>(),
+               a.contains("background_seconds")
+                   ? fmt::format("  ({:.4f} s writing behind the steps)", a["background_seconds"].get<double>())
+                   : "");
   }
   std::fflush(stdout);
 }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ class RunIo {
   // (when -F is on) of the failed step. Never throws; returns what was written.
   std::vector<std::string> at_failure();
 
+  // --async-output: waits for the mesh output still being written, and commits it. Called
+  // before checkpoints, on failure or stop, and by the program after the last step. Collective.
+  void finish();
+  ~RunIo();
+
   // Seconds this rank spent in I/O (excluded from the figure of merit).
   double seconds() const { return mesh_.seconds + ckpt_.seconds; }
   // Collective: the "io" section of the results (complete on rank 0).
@@ -67,8 +73,22 @@ class RunIo {
  private:
   struct Account {
     long files = 0, bytes = 0;
+    double seconds = 0;     // on the stepping thread
+    double background = 0;  // in the writer thread (--async-output)
+  };
+  // The mesh output a background thread is writing (--async-output).
+  struct Pending {
+    std::thread writer;
+    io::MeshFrame frame;                   // step, time, dt here; the fields filled by the writer
+    const double* state = nullptr;         // raw copies of the fields' planes (ghosts included),
+    const double* rate = nullptr;          // in snap_state_ / snap_rate_
+    GhostedLayout state_layout, rate_layout;
+    bool ok = true;
+    std::string why;
     double seconds = 0;
   };
+  std::unique_ptr<Pending> pending_;
+  std::vector<double> snap_state_, snap_rate_;  // reused copies (no page faults per output)
   void write_mesh();
   std::string write_checkpoint(bool failed);
   io::MeshFrame frame(bool with_velocity) const;

@@ -123,30 +123,40 @@ long MeshOutput::write(const MeshFrame& f) {
     }
     if (rank_ == 0 && !ok) std::remove(tmp.c_str());
   } else {
-    const std::string name = mesh_block_file_name(f.step, rank_);
-    const std::string final_path = dir_ + "/" + name, tmp = dir_ + "/." + name + ".tmp";
-    H5Handle file = create_file(tmp);
-    if (!file) {
-      ok = false;
-      why = "mesh output: cannot create " + tmp;
-    } else {
-      ok = write_common_attrs(file.get(), f, b) && write_attr(file.get(), "rank", long(rank_)) &&
-           write_attr(file.get(), "block_i0", long(b.i0)) && write_attr(file.get(), "block_j0", long(b.j0)) &&
-           write_fields(file.get(), f, b, rank_, true, false);
-      ok = file.reset() && ok;
-      if (!ok) why = "mesh output: failed writing " + tmp + " (disk full?)";
-      if (ok && std::rename(tmp.c_str(), final_path.c_str()) != 0) {
-        ok = false;
-        why = "mesh output: cannot rename " + tmp + " to " + final_path;
-      }
-      if (!ok) std::remove(tmp.c_str());
-    }
+    ok = write_own_block(f, why);
   }
+  commit(f.step, f.time, ok, why);
+  return bytes;
+}
+
+bool MeshOutput::write_own_block(const MeshFrame& f, std::string& why) const {
+  const BlockBox& b = boxes_[rank_];
+  const std::string name = mesh_block_file_name(f.step, rank_);
+  const std::string final_path = dir_ + "/" + name, tmp = dir_ + "/." + name + ".tmp";
+  H5Handle file = create_file(tmp);
+  if (!file) {
+    why = "mesh output: cannot create " + tmp;
+    return false;
+  }
+  bool ok = write_common_attrs(file.get(), f, b) && write_attr(file.get(), "rank", long(rank_)) &&
+            write_attr(file.get(), "block_i0", long(b.i0)) && write_attr(file.get(), "block_j0", long(b.j0)) &&
+            write_fields(file.get(), f, b, rank_, true, false);
+  ok = file.reset() && ok;
+  if (!ok) why = "mesh output: failed writing " + tmp + " (disk full?)";
+  if (ok && std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    ok = false;
+    why = "mesh output: cannot rename " + tmp + " to " + final_path;
+  }
+  if (!ok) std::remove(tmp.c_str());
+  return ok;
+}
+
+void MeshOutput::commit(long step, double time, bool ok, std::string why) {
   if (!agree(ok, why, comm_)) throw Error(why);
 
-  Entry e{f.step, f.time, {}};
+  Entry e{step, time, {}};
   if (mode_ == Hdf5Mode::Blocks) e.blocks = boxes_;
-  index_.erase(std::remove_if(index_.begin(), index_.end(), [&](const Entry& x) { return x.step == f.step; }),
+  index_.erase(std::remove_if(index_.begin(), index_.end(), [&](const Entry& x) { return x.step == step; }),
                index_.end());
   index_.push_back(e);
   ok = true;
@@ -159,7 +169,6 @@ long MeshOutput::write(const MeshFrame& f) {
     }
   }
   if (!agree(ok, why, comm_)) throw Error(why);
-  return bytes;
 }
 
 void MeshOutput::write_index() {

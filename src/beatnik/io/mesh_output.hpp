@@ -37,6 +37,13 @@ class MeshOutput {
   // last complete files and index are left as they were.
   long write(const MeshFrame& frame);
 
+  // The two halves of a blocks-mode write, for writing from a background thread: this rank's
+  // file alone (no MPI; false and `why` on failure), then, on the main thread, the collective
+  // verdict and the index (throws Error on every rank if any rank failed).
+  bool write_own_block(const MeshFrame& frame, std::string& why) const;
+  void commit(long step, double time, bool ok, std::string why);
+  long bytes_per_rank() const { return boxes_[rank_].count() * long(8 * 8 + 4); }
+
   // A restarted run: steps written earlier (files found in the directory, step <= `upto`) stay
   // in the index. Collective (rank 0 looks, every rank hears).
   void adopt_existing(long upto);
