@@ -202,6 +202,26 @@ if "restart" in parts:
               and len(prov) > 0, "")
         check(f"checkpoint {label} checksums", "checksum" in f["positions"].attrs and "checksum" in f["vorticity"].attrs, "")
 
+# A restart that writes mesh output the same way extends the index: VTK reads every step.
+if "restart" in parts and have_vtk:
+    for mode in modes:
+        d = os.path.join(tmp, f"index-{mode}")
+        p1 = run(["-n", "16", "-t", "4", "-F", "2", "-o", d, "--checkpoint-every", "3", "--hdf5-mode", mode])
+        p2 = run(["-n", "16", "-t", "7", "-F", "2", "-o", d, "--hdf5-mode", mode, "-i",
+                  os.path.join(d, "checkpoint_step000003.h5")])
+        if ok_run(f"index {mode} first", p1) and ok_run(f"index {mode} restart", p2):
+            rd = vtkXdmfReader()
+            rd.SetFileName(os.path.join(d, "beatnik.xdmf"))
+            rd.UpdateInformation()
+            times = rd.GetOutputInformation(0).Get(vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+            check(f"index {mode} keeps steps 0 and 2", times is not None and len(times) == 5, str(times))
+            for t in times or []:
+                rd.UpdateTimeStep(t)
+                out = rd.GetOutputDataObject(0)
+                leaves = [out.GetBlock(k) for k in range(out.GetNumberOfBlocks())] if out.IsA("vtkMultiBlockDataSet") else [out]
+                check(f"index {mode} time {t:.4g} readable", sum(l.GetNumberOfPoints() for l in leaves) == 256
+                      and all(l.GetPointData().GetArray("vorticity") is not None for l in leaves), "")
+
 # ---------------------------------------------------------------------------------------------
 # 3. Refusals: exit 2, one message, no file written, on this rank count.
 if "refusals" in parts:

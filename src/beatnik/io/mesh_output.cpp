@@ -225,6 +225,10 @@ void MeshOutput::adopt_existing(long upto) {
       }
       closedir(d);
     }
+    // VTK's XDMF reader (ParaView) takes the structure of every time step from the first one:
+    // only steps written the way this run writes (same mode; for blocks, the same blocks) join.
+    if (mode_ != Hdf5Mode::Collective) shared.clear();
+    if (mode_ != Hdf5Mode::Blocks) blocked.clear();
     for (long step : shared) {
       H5Handle f = open_file(dir_ + "/" + mesh_file_name(step), false);
       const auto t = f ? read_attr_double(f.get(), "time") : std::nullopt;
@@ -249,7 +253,11 @@ void MeshOutput::adopt_existing(long upto) {
                                       int(shape[1])});
         }
       }
-      if (ok && !e.blocks.empty()) index_.push_back(e);
+      bool same = ok && e.blocks.size() == boxes_.size();
+      for (size_t r = 0; same && r < boxes_.size(); ++r)
+        same = e.blocks[r].i0 == boxes_[r].i0 && e.blocks[r].j0 == boxes_[r].j0 && e.blocks[r].ni == boxes_[r].ni &&
+               e.blocks[r].nj == boxes_[r].nj;
+      if (same) index_.push_back(e);
     }
   }
   // Only rank 0 writes the index; the others need nothing of it.

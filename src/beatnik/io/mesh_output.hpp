@@ -45,7 +45,8 @@ class MeshOutput {
   long bytes_per_rank() const { return boxes_[rank_].count() * long(8 * 8 + 4); }
 
   // A restarted run: steps written earlier (files found in the directory, step <= `upto`) stay
-  // in the index. Collective (rank 0 looks, every rank hears).
+  // in the index when they were written the same way (mode; for blocks, the same blocks), since
+  // readers take the structure of all time steps from the first. Collective.
   void adopt_existing(long upto);
 
   Hdf5Mode mode() const { return mode_; }
