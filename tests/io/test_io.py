@@ -373,6 +373,36 @@ if "sigterm" in parts:
         if ok_run("sigterm uninterrupted", p1) and ok_run("sigterm restarted", p2):
             check("sigterm restart equals uninterrupted run", open(a).read() == open(b).read(), "")
 
+# ---------------------------------------------------------------------------------------------
+# 7. Device runs (CUDA builds, on a GPU machine): a checkpoint of a device run continues on the
+#    host and a host checkpoint on the device, to round-off; device mesh output equals its state.
+if "device" in parts:
+    d = os.path.join(tmp, "device")
+    base = ["-n", "32", "-O", "low"]
+    T = 4
+    straight = os.path.join(d, "straight.csv")
+    os.makedirs(d)
+    if ok_run("device host straight", run(base + ["-t", str(2 * T), "--write-state", straight])):
+        ref = read_csv(straight)
+        for first, second in (("cuda", "host"), ("host", "cuda")):
+            o = os.path.join(d, f"{first}-{second}")
+            p = run(base + ["-x", first, "-t", str(T), "-o", o, "--checkpoint-every", str(T), "-F", str(T),
+                            "--write-state", os.path.join(o, "first.csv")])
+            if not ok_run(f"device {first} first half", p):
+                continue
+            if first == "cuda":
+                f = h5py.File(os.path.join(o, "beatnik_step%06d.h5" % T if args.parallel_hdf5 else
+                                           "beatnik_step%06d_rank00000.h5" % T), "r")
+                a = read_csv(os.path.join(o, "first.csv"))
+                if args.parallel_hdf5:
+                    check("device mesh output equals its state", bits_equal(f["positions"][...], a[:, :, 0:3]), "")
+            out = os.path.join(o, "resumed.csv")
+            p = run(base + ["-x", second, "-t", str(2 * T), "-i", os.path.join(o, f"checkpoint_step{T:06d}.h5"),
+                            "--write-state", out])
+            if ok_run(f"device {first} -> {second} restart", p):
+                err = np.abs(read_csv(out) - ref).max() / np.abs(ref).max()
+                check(f"device {first} -> {second} within 1e-12", err <= 1e-12, f"{err:.3e}")
+
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{passed} passed, {len(failed)} failed")
 for f in failed:
