@@ -153,7 +153,7 @@ InputFile inspect_input(const std::string& path, MPI_Comm comm) {
         const auto cw = dw ? read_attr_u64(dw.get(), "checksum") : std::nullopt;
         if (!ver || !step || !time || !dt || !config || !prov || !cz || !cw || *step < 0) {
           ok = false;
-          why = "-i " + path + ": damaged checkpoint (missing or unreadable metadata)";
+          why = "-i " + path + ": damaged or truncated checkpoint (missing or unreadable metadata)";
         } else if (*ver != kCheckpointFormatVersion) {
           ok = false;
           why = fmt::format("-i {}: checkpoint format version {} is not supported (this beatnik reads {})", path, *ver,
