@@ -3,7 +3,7 @@
 #   scripts/io-bench.sh [DIR] [N] [RANKS] [STEPS] [EXTRA beatnik options...]
 # Defaults: DIR=./io-bench, n = 1024 on 2 ranks, 20 steps, host. Writes every step (-F 1) in
 # each mode, then compares with dd writing the same bytes to the same disk. On one GPU (n = 4096):
-#   scripts/io-bench.sh /local/scratch/io 4096 1 20 -x cuda
+#   BEATNIK=build/cuda/beatnik scripts/io-bench.sh /local/scratch/io 4096 1 20 -x cuda
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-io-bench}; n=${2:-1024}; ranks=${3:-2}; steps=${4:-20}; shift $(( $# < 4 ? $# : 4 ))
