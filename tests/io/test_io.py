@@ -280,6 +280,40 @@ if "refusals" in parts:
         check(name + " no files", files == [], str(files))
         shutil.rmtree(out, ignore_errors=True)
 
+# Random single-bit damage anywhere in a checkpoint: refused (exit 2) or, where the bit is unused
+# padding, harmless (the restart gives the undamaged result); never a crash or a hang.
+if "fuzz" in parts:
+    import random
+    d = os.path.join(tmp, "fuzz")
+    p = run(["-n", "16", "-t", "2", "-o", d, "--checkpoint-every", "2"])
+    if ok_run("fuzz setup", p):
+        ck = os.path.join(d, "checkpoint_step000002.h5")
+        good = os.path.join(d, "good.csv")
+        ok_run("fuzz undamaged restart", run(["-n", "16", "-t", "3", "-i", ck, "--write-state", good]))
+        raw = open(ck, "rb").read()
+        rng = random.Random(7)
+        refused = 0
+        for k in range(30):
+            b = bytearray(raw)
+            off = rng.randrange(len(b))
+            b[off] ^= 1 << rng.randrange(8)
+            damaged = os.path.join(d, "damaged.h5")
+            open(damaged, "wb").write(bytes(b))
+            out = os.path.join(d, "out.csv")
+            if os.path.exists(out):
+                os.remove(out)
+            p = run(["-n", "16", "-t", "3", "-i", damaged, "--write-state", out], timeout=60)
+            if p is None:
+                check(f"fuzz bit {off} no hang", False, "hung")
+                continue
+            if p.returncode == 2:
+                refused += 1
+                check(f"fuzz bit {off} one message", p.stderr.count("beatnik: error:") == 1, p.stderr[-300:])
+            else:
+                check(f"fuzz bit {off} harmless", p.returncode == 0 and open(out).read() == open(good).read(),
+                      f"exit {p.returncode} {p.stderr[-300:]}")
+        check("fuzz most damage refused", refused >= 15, str(refused))
+
 # ---------------------------------------------------------------------------------------------
 # 4. Starting from a plain HDF5 surface: the state of step T of a run, written by h5py, continued
 #    for T steps, equals that run's step 2T to the last bit (the model is autonomous).

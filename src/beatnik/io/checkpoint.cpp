@@ -16,11 +16,30 @@ std::string checkpoint_file_name(long step, bool failed) {
 
 namespace {
 
+// FNV-1a over the metadata a restart uses, so that a damaged step, time or configuration is
+// noticed like damaged data.
+std::uint64_t meta_checksum(long step, double time, double dt, const std::string& config, const std::string& prov) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto add = [&](const void* p, size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  };
+  const long long st = step;
+  add(&st, sizeof st);
+  add(&time, sizeof time);
+  add(&dt, sizeof dt);
+  add(config.data(), config.size());
+  add(prov.data(), prov.size());
+  return h;
+}
+
 bool write_root_attrs(hid_t file, const CheckpointMeta& m, std::uint64_t cz, std::uint64_t cw) {
   bool ok = write_attr(file, "beatnik_kind", std::string("checkpoint")) &&
             write_attr(file, "format_version", kCheckpointFormatVersion) && write_attr(file, "step", m.step) &&
             write_attr(file, "time", m.time) && write_attr(file, "dt", m.dt) &&
-            write_attr(file, "config", m.config.dump()) && write_attr(file, "provenance", m.provenance.dump());
+            write_attr(file, "config", m.config.dump()) && write_attr(file, "provenance", m.provenance.dump()) &&
+            write_attr(file, "meta_checksum",
+                       meta_checksum(m.step, m.time, m.dt, m.config.dump(), m.provenance.dump()));
   const std::pair<const char*, std::uint64_t> sums[2] = {{"positions", cz}, {"vorticity", cw}};
   for (const auto& [name, sum] : sums) {
     H5Handle d(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
@@ -151,9 +170,14 @@ InputFile inspect_input(const std::string& path, MPI_Comm comm) {
         H5Handle dw(H5Dopen2(f.get(), "vorticity", H5P_DEFAULT), H5Dclose);
         const auto cz = dz ? read_attr_u64(dz.get(), "checksum") : std::nullopt;
         const auto cw = dw ? read_attr_u64(dw.get(), "checksum") : std::nullopt;
-        if (!ver || !step || !time || !dt || !config || !prov || !cz || !cw || *step < 0) {
+        const auto cm = read_attr_u64(f.get(), "meta_checksum");
+        if (!ver || !step || !time || !dt || !config || !prov || !cz || !cw || !cm || *step < 0) {
           ok = false;
           why = "-i " + path + ": damaged or truncated checkpoint (missing or unreadable metadata)";
+        } else if (*cm != meta_checksum(*step, *time, *dt, *config, *prov)) {
+          ok = false;
+          why = "-i " + path + ": checksum mismatch in the checkpoint's metadata (step, time, configuration): "
+                "the checkpoint is corrupted";
         } else if (*ver != kCheckpointFormatVersion) {
           ok = false;
           why = fmt::format("-i {}: checkpoint format version {} is not supported (this beatnik reads {})", path, *ver,

@@ -6,7 +6,9 @@
 // A checkpoint adds, as attributes of the root group: beatnik_kind = "checkpoint",
 // format_version, step, time, dt, config (JSON: the options that must match on restart, and
 // the rest for the record), provenance (JSON), and on each dataset a "checksum" (uint64, see
-// hdf5_file.hpp). Written to a temporary name, then renamed.
+// hdf5_file.hpp), and meta_checksum (uint64, FNV-1a of step, time, dt, config, provenance).
+// Files use the HDF5 1.8 format, whose metadata carry checksums. Written to a temporary name,
+// then renamed.
 #include <mpi.h>
 
 #include <cstdint>

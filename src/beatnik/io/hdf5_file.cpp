@@ -60,6 +60,8 @@ H5Handle access_list(MPI_Comm comm) {
 H5Handle create_file(const std::string& path, MPI_Comm comm) {
   quiet_hdf5();
   H5Handle fapl = access_list(comm);
+  // The 1.8 file format: its metadata carry checksums, so HDF5 itself notices most damage.
+  if (fapl) H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18);
   return H5Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
 }
 
