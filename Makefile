@@ -10,6 +10,7 @@ BUILD := build/$(PRESET)
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/install-test-python.sh
 
 configure: deps
 	@cmake --preset $(PRESET) >/dev/null

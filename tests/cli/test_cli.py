@@ -89,9 +89,11 @@ bad_inputs = [
     (["--write-state", "/nonexistent-dir/s.csv"], "does not exist"),
     (["--write-state", tmp], "is a directory"),
     (["--write-state-every", "5"], "needs --write-state"),
-    (["-F", "1"], "not available yet"),
     (["-T", "0.1"], "not available yet"),
-    (["-i", "checkpoint.h5"], "not available yet"),
+    (["-i", "checkpoint.h5"], "no such file"),
+    (["-F", "1", "-o", "/nonexistent-dir/out"], "cannot be created"),
+    (["--checkpoint-every", "-1"], "checkpoint-every"),
+    (["--async-output", "--hdf5-mode", "collective"], "async-output"),
 ]
 
 for opts, expect in bad_inputs:

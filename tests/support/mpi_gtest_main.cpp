@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "beatnik/io/hdf5_file.hpp"
+
 int main(int argc, char** argv) {
+  beatnik::io::prefer_safe_mpi_io();  // before MPI_Init (io/hdf5_file.hpp)
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;

@@ -64,7 +64,7 @@ json load_balance_json(const Simulation& sim) {
     run[kNames[q]] = spread(per_rank);
   }
   out["run_mean"] = run;
-  // Per step: the spread over ranks.
+  // Per step (from first_step on): the spread over ranks.
   json per_step = json::object();
   for (int q = 0; q < kQuantities; ++q) {
     json keys = {{"min", json::array()}, {"median", json::array()}, {"max", json::array()}, {"max_over_mean", json::array()}};
@@ -79,12 +79,15 @@ json load_balance_json(const Simulation& sim) {
   out["per_step"] = per_step;
   // Full distributions at the steps the user named (those the run reached).
   json snaps = json::object();
+  // The series starts after the run's first step (a restart starts later than step 0).
+  const long first = sim.first_step();
+  out["first_step"] = first + 1;
   for (long s : sim.config().options.load_snapshot) {
-    if (s < 1 || s > steps) continue;
+    if (s <= first || s > first + steps) continue;
     json snap;
     for (int q = 0; q < kQuantities; ++q) {
       std::vector<double> v(size);
-      for (int r = 0; r < size; ++r) v[r] = at(r, s - 1, q);
+      for (int r = 0; r < size; ++r) v[r] = at(r, s - first - 1, q);
       snap[kNames[q]] = v;
     }
     snaps[std::to_string(s)] = snap;

@@ -1,6 +1,6 @@
 // beatnik (also installed as rocketrig): parse, validate, run, report.
 // Exit codes: 0 success, 2 bad input or unavailable feature, 3 the simulation failed,
-// 1 an unexpected internal error.
+// 4 stopped by SIGTERM/SIGINT after writing a checkpoint, 1 an unexpected internal error.
 #include <fmt/format.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include "beatnik/app/options.hpp"
 #include "beatnik/app/problem.hpp"
 #include "beatnik/app/report.hpp"
+#include "beatnik/app/run_io.hpp"
 #include "beatnik/app/simulation.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/io/results_json.hpp"
@@ -60,6 +61,7 @@ int run(int argc, char** argv, int rank, int size) {
       return 0;
     }
     cfg = app::make_run_config(opts, size);
+    app::validate_io_options(opts);
   } catch (const NotAvailable& e) {
     say_error(e.what());
     return 2;
@@ -71,7 +73,8 @@ int run(int argc, char** argv, int rank, int size) {
   // 2. Output paths: rank 0 looks, everyone hears the verdict.
   std::string bad_path;
   if (rank == 0) {
-    bad_path = unwritable(opts.results, "--results");
+    if (app::writes_output_dir(opts)) bad_path = app::prepare_output_dir(opts.output_dir);
+    if (bad_path.empty()) bad_path = unwritable(opts.results, "--results");
     if (bad_path.empty()) bad_path = unwritable(opts.write_state, "--write-state");
   }
   int bad = bad_path.empty() ? 0 : 1;
@@ -81,9 +84,33 @@ int run(int argc, char** argv, int rank, int size) {
     return 2;
   }
 
+  // -i FILE: what it holds and whether it fits this run, agreed before any other collective work.
+  io::InputFile input;
+  if (opts.input) {
+    try {
+      input = app::check_input(cfg, MPI_COMM_WORLD);
+    } catch (const InputError& e) {
+      say_error(e.what());
+      return 2;
+    }
+  }
+
   std::vector<std::string> args(argv, argv + argc);
   app::Simulation sim(MPI_COMM_WORLD, cfg);
+  if (opts.input) {
+    try {
+      app::load_input(sim, input);
+    } catch (const InputError& e) {
+      say_error(e.what());
+      return 2;
+    }
+  }
   app::print_banner(sim);
+  if (rank == 0 && opts.input)
+    fmt::print("  input       {} ({}), starting at step {}\n", *opts.input,
+               input.checkpoint ? "checkpoint" : "surface file", sim.steps_done());
+  app::RunIo files(sim, opts, args);
+  app::install_stop_signals();
 
   // 3. Time stepping with progress and health checks.
   const long steps = cfg.steps;
@@ -91,37 +118,65 @@ int run(int argc, char** argv, int rank, int size) {
   app::RunOutcome outcome;
   const double t0 = wall_seconds();
   int code = 0;
+  int stop_signal = 0;
   try {
+    files.at_start();
     while (sim.steps_done() < steps) {
       sim.step();
       const long s = sim.steps_done();
+      files.after_step(s == steps);
       if (opts.write_state_every > 0 && s % opts.write_state_every == 0 && s < steps)
         io::write_state_csv(numbered(opts.write_state, s), sim.mesh(), sim.state());
       if (rank == 0 && every > 0 && (s % every == 0 || s == steps)) {
         const double el = wall_seconds() - t0;
+        const long done = sim.steps_this_run();
         fmt::print("step {:>6}/{}  t = {:.6g}{}  {:.3e} s/step  elapsed {:.2f} s  left {:.2f} s\n", s, steps,
-                   sim.time(), cfg.tau > 0 ? fmt::format(" ({:.3f} tau)", sim.time() / cfg.tau) : "", el / s, el,
-                   el / s * (steps - s));
+                   sim.time(), cfg.tau > 0 ? fmt::format(" ({:.3f} tau)", sim.time() / cfg.tau) : "", el / done, el,
+                   el / done * (steps - s));
         std::fflush(stdout);
       }
+      if (s < steps && (stop_signal = app::stop_requested(MPI_COMM_WORLD)) != 0) {
+        const std::string ck = files.at_stop();
+        outcome.completed = false;
+        outcome.message = fmt::format("stopped by signal {} after step {}; checkpoint {} (restart with -i {})",
+                                      stop_signal, s, ck, ck);
+        if (rank == 0) fmt::print(stderr, "beatnik: {}\n", outcome.message);
+        code = app::kExitStopped;
+        break;
+      }
     }
+    files.finish();
   } catch (const SimulationError& e) {
     outcome.completed = false;
     outcome.message = e.what();
     say_error(outcome.message);
     code = 3;
+    for (const auto& f : files.at_failure())
+      if (rank == 0) fmt::print(stderr, "beatnik: wrote {}\n", f);
+  } catch (const Error& e) {  // an output or checkpoint file could not be written (agreed on all ranks)
+    outcome.completed = false;
+    outcome.message = e.what();
+    say_error(outcome.message);
+    code = 3;
   }
-  double wall = wall_seconds() - t0;
+  // Output is not part of the figure of merit.
+  double wall = wall_seconds() - t0 - files.seconds();
   MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   outcome.wall_seconds = wall;
 
   // 4. What the run produced, also after a failure.
   if (!opts.write_state.empty()) io::write_state_csv(opts.write_state, sim.mesh(), sim.state());
-  const auto doc = app::results_document(sim, outcome, args);
+  auto doc = app::results_document(sim, outcome, args);
+  const auto io_report = files.report();
   if (rank == 0) {
+    doc["io"] = io_report;
+    doc["steps"]["first"] = sim.first_step();
+    if (opts.input) doc["input"] = {{"file", *opts.input}, {"kind", input.checkpoint ? "checkpoint" : "surface"}};
+    if (code == app::kExitStopped) doc["status"] = "stopped";
     if (outcome.completed && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;
     if (!opts.results.empty()) io::write_json_file(opts.results, doc);
     app::print_summary(doc);
+    app::print_io_summary(doc["io"]);
     if (!opts.results.empty()) fmt::print("results written to {}\n", opts.results);
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include "beatnik/io/hdf5_file.hpp"
+
 #include <cstdio>
 #include <exception>
 
@@ -11,6 +13,7 @@
 namespace beatnik::app {
 
 int mpi_main(int argc, char** argv, const char* program, const std::function<int(int, int)>& body) {
+  beatnik::io::prefer_safe_mpi_io();  // before MPI_Init (io/hdf5_file.hpp)
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;

@@ -22,7 +22,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("-p,--period", o.period, "Wavelength of cos (length units) / width parameter of sech2")->group(P);
   app.add_option("--seed", o.seed, "Seed of random/gaussian heights (default: 1e7 * period, as the reference)")->group(P);
   app.add_option("-T,--tilt", o.tilt, "Tilt of the initial interface (not available yet)")->group(P);
-  app.add_option("-i,--input", o.input, "Restart from a checkpoint (not available yet)")->group(P);
+  app.add_option("-i,--input", o.input, "Start from FILE: a checkpoint (restart) or an HDF5 surface file (docs/io.md)")->group(P);
 
   const char* M = "Mesh and decomposition";
   app.add_option("-n,--nodes", o.nodes, "Mesh nodes per dimension (before weak scaling)")->group(M);
@@ -74,12 +74,16 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--fftw-plan", o.fftw_plan, "FFTW planning effort: estimate, measure, patient")->group(F);
 
   const char* W = "Output";
-  app.add_option("-F,--write-frequency", o.write_frequency, "Mesh output every F steps, 0 = none (mesh output is not available yet)")->group(W);
-  app.add_option("-o,--output-dir", o.output_dir, "Directory for mesh output")->group(W);
+  app.add_option("-F,--write-frequency", o.write_frequency, "Mesh output (HDF5 + XDMF) every F steps and at the last step, 0 = none")->group(W);
+  app.add_option("-o,--output-dir", o.output_dir, "Directory for mesh output and checkpoints (created if missing)")->group(W);
   app.add_option("--results", o.results, "Write a JSON results file")->group(W);
   app.add_option("--write-state", o.write_state, "Write the final state as CSV (i,j,x,y,z,w1,w2)")->group(W);
   app.add_option("--write-state-every", o.write_state_every, "Also write the state every k steps (FILE gets a _stepNNNNNN suffix)")->group(W);
   app.add_option("--progress-every", o.progress_every, "Progress line every k steps (0 = none; default: automatic)")->group(W);
+  app.add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every K steps and at the last step into -o DIR, 0 = none")->group(W);
+  app.add_option("--checkpoint-keep", o.checkpoint_keep, "Checkpoints kept (the oldest are removed)")->group(W);
+  app.add_option("--hdf5-mode", o.hdf5_mode, "collective (one shared file, parallel HDF5), blocks (one block per rank), or auto")->group(W);
+  app.add_flag("--async-output", o.async_output, "Write mesh output from a copy in a background thread while the steps go on (per-rank blocks)")->group(W);
 
   try {
     app.parse(argc, argv);

@@ -57,6 +57,11 @@ struct Options {
   std::string write_state;
   long write_state_every = 0;
   long progress_every = -1;  // -1: automatic
+  // Checkpoints and mesh-output files (io/, app/run_io.hpp)
+  long checkpoint_every = 0;
+  int checkpoint_keep = 2;
+  std::string hdf5_mode = "auto";
+  bool async_output = false;
 };
 
 enum class ParseOutcome { Run, Exit };

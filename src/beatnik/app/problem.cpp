@@ -250,11 +250,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   }
 
   // Valid requests that are not built yet.
-  if (o.write_frequency > 0)
-    throw NotAvailable("-F/--write-frequency: mesh output is not available yet; use -F 0 (and "
-                       "--write-state FILE for a CSV of the final state)");
   if (o.tilt) throw NotAvailable("-T/--tilt: tilted initial interfaces are not available yet");
-  if (o.input) throw NotAvailable("-i/--input: restart from a checkpoint is not available yet");
   if (c.space == exec::Space::Device && !exec::cuda_built())
     throw NotAvailable("-x cuda: this beatnik was built without the CUDA backend (build the 'cuda' preset)");
   if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())

@@ -139,6 +139,21 @@ void Simulation::step() {
   }
 }
 
+void Simulation::restore(long step, const std::vector<double>& positions, const std::vector<double>& vorticity) {
+  const GhostedLayout L = state_.layout();
+  std::vector<double> plane(static_cast<size_t>(L.plane()), 0.0);
+  for (int c = 0; c < model::kStateComps; ++c) {
+    const std::vector<double>& src = c < 3 ? positions : vorticity;
+    const int k = c < 3 ? 3 : 2, cc = c < 3 ? c : c - 3;
+    for (int i = 0; i < L.ni; ++i)
+      for (int j = 0; j < L.nj; ++j) plane[L.index(i, j)] = src[(static_cast<size_t>(i) * L.nj + j) * k + cc];
+    exec::copy(state_.comp(c), state_.space(), plane.data(), exec::Space::Host, plane.size());
+  }
+  step_ = first_step_ = step;
+  model_->gather(state_);
+  exec::fence(config_.space);
+}
+
 GlobalDiagnostics Simulation::diagnostics() const {
   const model::LocalDiagnostics l = model::local_diagnostics(state_);
   double sums[3] = {l.sum_z3, l.sum_abs_w, l.nonfinite};

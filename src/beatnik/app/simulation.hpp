@@ -53,6 +53,13 @@ class Simulation {
   // Cutoff BR solver: this rank's load per step (particles and ghosts of the step's first call,
   // pairs and bytes summed over its calls); empty with another solver.
   const std::vector<model::CutoffLoad>& load_series() const { return load_series_; }
+  // Restart (io/): the step this run started from, the steps it took, the last derivative
+  // (velocity = components 0..2), and replacing the state by owned-node host data (node-major,
+  // 3 positions and 2 vorticity values per node) at `step`. Collective (refreshes the ghosts).
+  long first_step() const { return first_step_; }
+  long steps_this_run() const { return step_ - first_step_; }
+  const mesh::Field& last_rate() const { return integrator_->last_rate(); }
+  void restore(long step, const std::vector<double>& positions, const std::vector<double>& vorticity);
 
   // Reduced over all ranks (collective).
   GlobalDiagnostics diagnostics() const;
@@ -73,6 +80,7 @@ class Simulation {
   std::unique_ptr<model::ZModel> model_;
   std::unique_ptr<model::TimeIntegrator> integrator_;
   long step_ = 0;
+  long first_step_ = 0;
   std::vector<double> step_seconds_;
   std::vector<model::CutoffLoad> load_series_;
 };

@@ -122,8 +122,11 @@ class SpatialDecomposition {
   // This rank's cell: [x0, x1) × [y0, y1) of the current cuts (outer cuts: the global extent).
   std::array<double, 4> cell_of(int rank) const;
 
- private:
+  // Balanced cuts from the particles (public only because nvcc's device lambdas cannot live in
+  // private member functions).
   void balance(const double* x, const double* y, long n);
+
+ private:
   void publish();  // host cuts -> device copy
 
   MPI_Comm comm_;

@@ -10,6 +10,8 @@ class TimeIntegrator {
   TimeIntegrator(ZModel& model, const mesh::Field& state, Timers* timers);
   void step(const mesh::Field& state, double dt);
   size_t buffer_bytes() const { return stage_.bytes() + rate_.bytes(); }
+  // L(·) of the last derivative evaluation (owned nodes; ż = components 0..2).
+  const mesh::Field& last_rate() const { return rate_; }
 
  private:
   ZModel& model_;

@@ -74,7 +74,7 @@ MPI_Datatype Migrator::record_type(int width) {
 }
 
 void Migrator::self_copy(const std::vector<long>& send_counts, const char* send, const std::vector<long>& recv_counts,
-                         char* recv, long record_bytes) const {
+                         char* recv, long record_bytes, exec::Space space) const {
   const long n = send_counts[rank_];
   if (n == 0) return;
   long so = 0, ro = 0;
@@ -82,8 +82,17 @@ void Migrator::self_copy(const std::vector<long>& send_counts, const char* send,
     so += send_counts[r];
     ro += recv_counts[r];
   }
-  exec::copy_bytes(recv + ro * record_bytes, mpi_space_, send + so * record_bytes, mpi_space_,
-                   std::size_t(n) * record_bytes);
+  exec::copy_bytes(recv + ro * record_bytes, space, send + so * record_bytes, space, std::size_t(n) * record_bytes);
+}
+
+void Migrator::copy_others(const std::vector<long>& counts, char* dst, exec::Space dst_space, const char* src,
+                           exec::Space src_space, long record_bytes) const {
+  long before = 0;
+  for (int r = 0; r < rank_; ++r) before += counts[r];
+  const long after = total(counts) - before - counts[rank_];
+  const long tail = (before + counts[rank_]) * record_bytes;
+  if (before > 0) exec::copy_bytes(dst, dst_space, src, src_space, std::size_t(before) * record_bytes);
+  if (after > 0) exec::copy_bytes(dst + tail, dst_space, src + tail, src_space, std::size_t(after) * record_bytes);
 }
 
 void Migrator::account(const std::vector<long>& send_counts, long record_bytes, const std::string& pattern) {
@@ -114,7 +123,7 @@ void Migrator::exchange(const std::vector<long>& send_counts, const double* send
     return;
   }
   const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
-  const char* sp = static_cast<const char*>(transport_->mpi_send_buffer(send, send_bytes, send_stage_));
+  const char* sp = stage_send(send_counts, send, send_bytes, rb);
   char* rp = nullptr;
   std::size_t recv_bytes = 0;
   bool placed = false;
@@ -128,8 +137,7 @@ void Migrator::exchange(const std::vector<long>& send_counts, const double* send
                       },
                       pattern);
   if (!placed) throw Error("migration: strategy " + name_ + " never asked for a receive buffer");
-  self_copy(send_counts, sp, recv_counts, rp, rb);
-  transport_->mpi_received(recv.data(), rp, recv_bytes);
+  land(send_counts, send, sp, recv_counts, reinterpret_cast<char*>(recv.data()), rp, rb);
   account(send_counts, rb, pattern);
 }
 
@@ -149,12 +157,35 @@ void Migrator::exchange_known(const std::vector<long>& send_counts, const double
   }
   const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
   const std::size_t recv_bytes = std::size_t(total(recv_counts)) * rb;
-  const char* sp = static_cast<const char*>(transport_->mpi_send_buffer(send, send_bytes, send_stage_));
+  const char* sp = stage_send(send_counts, send, send_bytes, rb);
   char* rp = static_cast<char*>(transport_->mpi_recv_buffer(recv, recv_bytes, recv_stage_));
   strategy_->exchange_known(send_counts, sp, migrate::Record{record_type(width), rb}, recv_counts, rp, pattern);
-  self_copy(send_counts, sp, recv_counts, rp, rb);
-  transport_->mpi_received(recv, rp, recv_bytes);
+  land(send_counts, send, sp, recv_counts, reinterpret_cast<char*>(recv), rp, rb);
   account(send_counts, rb, pattern);
+}
+
+// Where MPI reads the records: the pointer itself, or (staged) a pinned host copy of every block
+// but the own one, which stays on the device.
+const char* Migrator::stage_send(const std::vector<long>& send_counts, const double* send, std::size_t bytes,
+                                 long record_bytes) {
+  if (transport_->kind() != TransportKind::Staged)
+    return static_cast<const char*>(transport_->mpi_send_buffer(send, bytes, send_stage_));
+  send_stage_.reserve(bytes);
+  copy_others(send_counts, send_stage_.data(), exec::Space::Host, reinterpret_cast<const char*>(send), space_,
+              record_bytes);
+  return send_stage_.data();
+}
+
+// After MPI: the own block, and (staged) the received blocks from the pinned copy to the device.
+void Migrator::land(const std::vector<long>& send_counts, const double* send, const char* mpi_send,
+                    const std::vector<long>& recv_counts, char* recv, const char* mpi_recv, long record_bytes) {
+  if (transport_->kind() != TransportKind::Staged) {
+    self_copy(send_counts, mpi_send, recv_counts, const_cast<char*>(mpi_recv), record_bytes, mpi_space_);
+    transport_->mpi_received(recv, mpi_recv, std::size_t(total(recv_counts)) * record_bytes);
+    return;
+  }
+  copy_others(recv_counts, recv, space_, mpi_recv, exec::Space::Host, record_bytes);
+  self_copy(send_counts, reinterpret_cast<const char*>(send), recv_counts, recv, record_bytes, space_);
 }
 
 // NCCL has no alltoallv and needs no count discovery of its own: one grouped send/receive
@@ -169,7 +200,8 @@ void Migrator::nccl_move(const std::vector<long>& send_counts, const double* sen
     if (send_counts[r] > 0) sends_.push_back(Message{r, soff[r] * record_bytes, send_counts[r] * record_bytes});
     if (recv_counts[r] > 0) recvs_.push_back(Message{r, roff[r] * record_bytes, recv_counts[r] * record_bytes});
   }
-  self_copy(send_counts, reinterpret_cast<const char*>(send), recv_counts, reinterpret_cast<char*>(recv), record_bytes);
+  self_copy(send_counts, reinterpret_cast<const char*>(send), recv_counts, reinterpret_cast<char*>(recv), record_bytes,
+            exec::Space::Device);
   transport_->nccl_exchange(comm_, send, sends_.data(), static_cast<int>(sends_.size()), recv, recvs_.data(),
                             static_cast<int>(recvs_.size()));
 }

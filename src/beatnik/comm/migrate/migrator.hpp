@@ -72,8 +72,17 @@ class Migrator {
  private:
   void check_counts(const std::vector<long>& counts, const char* what) const;
   MPI_Datatype record_type(int width);
+  // The block a rank sends itself, copied in `space` (device to device when staged: it never
+  // crosses the bus).
+  const char* stage_send(const std::vector<long>& send_counts, const double* send, std::size_t bytes,
+                         long record_bytes);
+  void land(const std::vector<long>& send_counts, const double* send, const char* mpi_send,
+            const std::vector<long>& recv_counts, char* recv, const char* mpi_recv, long record_bytes);
   void self_copy(const std::vector<long>& send_counts, const char* send, const std::vector<long>& recv_counts,
-                 char* recv, long record_bytes) const;
+                 char* recv, long record_bytes, exec::Space space) const;
+  // Staged transport: copies every block but this rank's own between the spaces.
+  void copy_others(const std::vector<long>& counts, char* dst, exec::Space dst_space, const char* src,
+                   exec::Space src_space, long record_bytes) const;
   void nccl_move(const std::vector<long>& send_counts, const double* send, const std::vector<long>& recv_counts,
                  double* recv, long record_bytes);
   void account(const std::vector<long>& send_counts, long record_bytes, const std::string& pattern);
