@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "beatnik/model/br_cutoff_block.hpp"
 
@@ -84,7 +85,7 @@ template <bool F32>
 
 // One target against its m ranges. Compiled for AVX-512, AVX2 and baseline, chosen at load time.
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
-void target_sum(const Sources& s, long p, const long* begin, const long* end, int m, double c2, float cf,
+void target_sum(const Sources& s, long p, const long* begin, const long* end, int m, double c2, float cf, float,
                 double eps, bool f32, double* u) {
   const double tx = s.x[p], ty = s.y[p], tz = s.z[p];
   Accepted acc;
@@ -105,7 +106,19 @@ void target_sum(const Sources& s, long p, const long* begin, const long* end, in
 // The sum of a target has a fixed order (4 lane sums over its ranges in source order, then
 // added lane 0..3), so it is the same for any thread count.
 
-// The distance-test constants of one target.
+// The largest float x with sqrtf(x) <= cf: sqrtf is correctly rounded, hence monotone, so
+// sqrtf(x) <= cf exactly when x <= this bound, and the float32 test needs no square root.
+inline float sqrtf_bound(float cf) {
+  if (!(cf < std::numeric_limits<float>::infinity())) return cf;  // inf (everything passes) or NaN
+  if (!(cf >= 0.0f)) return -1.0f;                                  // nothing passes
+  float x = static_cast<float>(double(cf) * double(cf));
+  const float inf = std::numeric_limits<float>::infinity();
+  while (x > 0.0f && std::sqrt(x) > cf) x = std::nextafter(x, 0.0f);
+  while (x < inf && std::sqrt(std::nextafter(x, inf)) <= cf) x = std::nextafter(x, inf);
+  return x;
+}
+
+// The distance-test constants of one target (cf: sqrtf_bound of the float cutoff).
 struct TargetAvx2 {
   __m256d tx, ty, tz, c2, eps;
   __m128 ftx, fty, ftz, cf;
@@ -134,7 +147,7 @@ inline void step_avx2(const Sources& s, const TargetAvx2& t, long k, long k1, __
     const __m128 fx = _mm_sub_ps(t.ftx, _mm256_cvtpd_ps(sx)), fy = _mm_sub_ps(t.fty, _mm256_cvtpd_ps(sy)),
                  fz = _mm_sub_ps(t.ftz, _mm256_cvtpd_ps(sz));
     const __m128 f2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(fx, fx), _mm_mul_ps(fy, fy)), _mm_mul_ps(fz, fz));
-    const __m128 fin = _mm_cmp_ps(_mm_sqrt_ps(f2), t.cf, _CMP_LE_OQ);
+    const __m128 fin = _mm_cmp_ps(f2, t.cf, _CMP_LE_OQ);  // t.cf: the largest x with sqrtf(x) <= cf
     in = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_castps_si128(fin)));
   } else {
     in = _mm256_cmp_pd(r2, t.c2, _CMP_LE_OQ);
@@ -195,14 +208,15 @@ inline void target_sum_avx2_t(const Sources& s, long p, const long* begin, const
   u[3] += static_cast<double>(count);
 }
 
-void target_sum_avx2(const Sources& s, long p, const long* begin, const long* end, int m, double c2, float cf,
-                     double eps, bool f32, double* u) {
-  if (f32) target_sum_avx2_t<true>(s, p, begin, end, m, c2, cf, eps, u);
-  else target_sum_avx2_t<false>(s, p, begin, end, m, c2, cf, eps, u);
+void target_sum_avx2(const Sources& s, long p, const long* begin, const long* end, int m, double c2, float,
+                     float cf2, double eps, bool f32, double* u) {
+  if (f32) target_sum_avx2_t<true>(s, p, begin, end, m, c2, cf2, eps, u);
+  else target_sum_avx2_t<false>(s, p, begin, end, m, c2, cf2, eps, u);
 }
 
 
-using TargetFn = void (*)(const Sources&, long, const long*, const long*, int, double, float, double, bool, double*);
+using TargetFn = void (*)(const Sources&, long, const long*, const long*, int, double, float, float, double, bool,
+                          double*);
 
 TargetFn pick_target_sum() {
   __builtin_cpu_init();
@@ -219,7 +233,7 @@ void br_cutoff_host(const BRCutoffArgs& a) {
   const long* start = a.cell_start;
   const search::CellGrid g = a.grid;
   const double c2 = a.cutoff * a.cutoff;
-  const float cf = static_cast<float>(a.cutoff);
+  const float cf = static_cast<float>(a.cutoff), cf2 = sqrtf_bound(cf);
   const long chunks = (ns + kChunk - 1) / kChunk;
   static const TargetFn sum = pick_target_sum();
   unsigned long long total = 0;
@@ -237,14 +251,14 @@ void br_cutoff_host(const BRCutoffArgs& a) {
       detail::br_cutoff_visit(g, start, tx, ty, tz, detail::br_cutoff_reach(a.cutoff, tx, ty, tz),
                               [&](long b, long e) {
                                 if (m == kRanges) {
-                                  sum(s, p, begin, end, m, c2, cf, a.eps, a.float32_test, u);
+                                  sum(s, p, begin, end, m, c2, cf, cf2, a.eps, a.float32_test, u);
                                   m = 0;
                                 }
                                 begin[m] = b;
                                 end[m] = e;
                                 ++m;
                               });
-      sum(s, p, begin, end, m, c2, cf, a.eps, a.float32_test, u);
+      sum(s, p, begin, end, m, c2, cf, cf2, a.eps, a.float32_test, u);
       a.acc[i] = u[0];
       a.acc[nt + i] = u[1];
       a.acc[2 * nt + i] = u[2];
