@@ -1,9 +1,10 @@
 // Cutoff Birkhoff–Rott kernel benchmark: a flat-ish random surface of N particles in
 // [−1, 1]² (z a gentle wave plus jitter), all of them targets, cutoff c. Prints the cell-list
 // build time and the kernel's rate in pairs within the cutoff per second (and candidate pairs
-// per second: the sources of the 27 cells around each target). The defaults are the
+// per second: the sources in the cell ranges the kernel tests for each target). The defaults are the
 // reference's n = 128, c = 0.2 case: 16384 particles, about 500 neighbours each.
-// Usage: br_cutoff_bench [--n N] [-c cutoff] [-x host|cuda] [--reps R] [--float32]
+// --cell F: cells of F × the cutoff (default model::kBRCutoffCell).
+// Usage: br_cutoff_bench [--n N] [-c cutoff] [-x host|cuda] [--reps R] [--float32] [--cell F]
 #include <chrono>
 #include <ctime>
 #include <cmath>
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   double cutoff = 0.2;
   int reps = 5;
   bool f32 = false;
+  double cell = model::kBRCutoffCell;  // cell size / cutoff
   exec::Space space = exec::Space::Host;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -52,9 +54,10 @@ int main(int argc, char** argv) {
     else if (a == "-c" && i + 1 < argc) cutoff = std::stod(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
     else if (a == "--float32") f32 = true;
+    else if (a == "--cell" && i + 1 < argc) cell = std::stod(argv[++i]);
     else if (a == "-x" && i + 1 < argc) space = std::string(argv[++i]) == "cuda" ? exec::Space::Device : exec::Space::Host;
     else {
-      std::fprintf(stderr, "usage: br_cutoff_bench [--n N] [-c cutoff] [-x host|cuda] [--reps R] [--float32]\n");
+      std::fprintf(stderr, "usage: br_cutoff_bench [--n N] [-c cutoff] [-x host|cuda] [--reps R] [--float32] [--cell F]\n");
       return 2;
     }
   }
@@ -77,10 +80,10 @@ int main(int argc, char** argv) {
 
   // Cell-list build (bounding box, keys, counting sort), repeated: the scratch is reused.
   search::CellList cl(space);
-  cl.build(pos.data(), pos.data() + n, pos.data() + 2 * n, n, cutoff);
+  cl.build(pos.data(), pos.data() + n, pos.data() + 2 * n, n, cell * cutoff);
   exec::fence(space);
   double t0 = now();
-  for (int r = 0; r < reps; ++r) cl.build(pos.data(), pos.data() + n, pos.data() + 2 * n, n, cutoff);
+  for (int r = 0; r < reps; ++r) cl.build(pos.data(), pos.data() + n, pos.data() + 2 * n, n, cell * cutoff);
   exec::fence(space);
   const double build = (now() - t0) / reps;
 
@@ -93,11 +96,10 @@ int main(int argc, char** argv) {
   exec::copy(start.data(), exec::Space::Host, cl.cell_start(), space, start.size());
   // Candidates: every target against the sources of its 27 cells (what the host loop computes).
   double candidates = 0;
-  for (long c = 0; c < g.count(); ++c) {
-    const int cz = int(c % g.n[2]), cy = int(c / g.n[2] % g.n[1]), cx = int(c / (long(g.n[2]) * g.n[1]));
-    long b[9], e[9];
-    const int m = model::detail::br_cutoff_ranges(g, start.data(), cx, cy, cz, b, e);
-    for (int r = 0; r < m; ++r) candidates += double(start[c + 1] - start[c]) * (e[r] - b[r]);
+  for (long q = 0; q < n; ++q) {
+    const double tx = s[q], ty = s[n + q], tz = s[2 * n + q];
+    model::detail::br_cutoff_visit(g, start.data(), tx, ty, tz, model::detail::br_cutoff_reach(cutoff, tx, ty, tz),
+                                   [&](long b, long e) { candidates += double(e - b); });
   }
 
   model::BRCutoffArgs a;

@@ -216,3 +216,46 @@ TEST(BRCutoff, HostMatchesBruteForce) {
   // The case has teeth: the float32 test accepts pairs the double test rejects.
   EXPECT_GT(both[1], both[0]);
 }
+
+// The kernel finds the cells to test from the grid geometry, so any cell size gives the same
+// pairs, and sums equal to round-off (the order within a target is the same; the SIMD lanes
+// may split it differently).
+TEST(BRCutoff, HostAnyCellSize) {
+  const double c = 0.25;
+  const test::Particles P = test::cutoff_particles(c, 2500, 600);
+  const long n = P.p.size(), nt = P.nt;
+  for (double cell : {0.5, 0.3, 1.7}) {
+    search::CellList cl(kHost);
+    cl.build(P.p.x.data(), P.p.y.data(), P.p.z.data(), n, cell * c);
+    const std::vector<long> order(cl.order(), cl.order() + n);
+    const std::vector<double> src = test::sorted_sources(P, order);
+    for (int f32 = 0; f32 < 2; ++f32)
+      for (double eps : {0.0, 1e-3}) {
+        SCOPED_TRACE(testing::Message() << "cell " << cell << ", float32 " << f32 << ", eps " << eps);
+        unsigned long long ref_pairs = 0;
+        const std::vector<double> ref = test::brute_force(P, c, f32, eps, ref_pairs);
+        std::vector<double> acc(3 * nt, 1e300);
+        unsigned long long pairs = 0;
+        model::BRCutoffArgs a;
+        a.sources = src.data();
+        a.ns = n;
+        a.order = order.data();
+        a.nt = nt;
+        a.grid = cl.grid();
+        a.cell_start = cl.cell_start();
+        a.cutoff = c;
+        a.float32_test = f32;
+        a.eps = eps;
+        a.acc = acc.data();
+        a.pairs = &pairs;
+        model::br_cutoff_host(a);
+        EXPECT_EQ(pairs, ref_pairs);
+        EXPECT_LE(test::max_rel(acc, ref, nt), 1e-12);
+        std::vector<double> acc3(3 * nt);
+        a.acc = acc3.data();
+        a.pairs = nullptr;
+        with_threads(3, [&] { model::br_cutoff_host(a); });
+        EXPECT_EQ(acc3, acc);
+      }
+  }
+}

@@ -16,26 +16,21 @@ namespace {
 constexpr int kThreads = 128;
 
 template <bool F32>
-__global__ void __launch_bounds__(kThreads) br_cutoff_kernel(BRCutoffArgs a, long cells) {
+__global__ void __launch_bounds__(kThreads) br_cutoff_kernel(BRCutoffArgs a) {
   const long ns = a.ns, nt = a.nt;
   const long p = static_cast<long>(blockIdx.x) * kThreads + threadIdx.x;
   const double *xs = a.sources, *ys = xs + ns, *zs = ys + ns, *qxs = zs + ns, *qys = qxs + ns, *qzs = qys + ns;
   unsigned long long cnt = 0;
   const long i = p < ns ? a.order[p] : nt;
   if (i < nt) {
-    const search::CellGrid& g = a.grid;
-    const long cell = detail::br_cutoff_cell_of(a.cell_start, cells, p);
-    const int cz = static_cast<int>(cell % g.n[2]), cy = static_cast<int>(cell / g.n[2] % g.n[1]),
-              cx = static_cast<int>(cell / (long(g.n[2]) * g.n[1]));
-    long begin[9], end[9];
-    const int m = detail::br_cutoff_ranges(g, a.cell_start, cx, cy, cz, begin, end);
     const double tx = xs[p], ty = ys[p], tz = zs[p];
     const float ftx = __double2float_rn(tx), fty = __double2float_rn(ty), ftz = __double2float_rn(tz);
     const double c2 = __dmul_rn(a.cutoff, a.cutoff), eps = a.eps;
     const float cf = __double2float_rn(a.cutoff);
     double ux = 0.0, uy = 0.0, uz = 0.0;
-    for (int r = 0; r < m; ++r) {
-      for (long k = begin[r]; k < end[r]; ++k) {
+    detail::br_cutoff_visit(a.grid, a.cell_start, tx, ty, tz, detail::br_cutoff_reach(a.cutoff, tx, ty, tz),
+                            [&](long b, long e) {
+      for (long k = b; k < e; ++k) {
         const double sx = __ldg(xs + k), sy = __ldg(ys + k), sz = __ldg(zs + k);
         const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
         const double r2 = __dadd_rn(__dadd_rn(__dmul_rn(rx, rx), __dmul_rn(ry, ry)), __dmul_rn(rz, rz));
@@ -59,7 +54,7 @@ __global__ void __launch_bounds__(kThreads) br_cutoff_kernel(BRCutoffArgs a, lon
           uz += (qx * ry - qy * rx) * f;
         }
       }
-    }
+    });
     a.acc[i] = ux;
     a.acc[nt + i] = uy;
     a.acc[2 * nt + i] = uz;
@@ -75,8 +70,8 @@ __global__ void __launch_bounds__(kThreads) br_cutoff_kernel(BRCutoffArgs a, lon
 void br_cutoff_device(const BRCutoffArgs& a) {
   if (a.ns <= 0) return;
   const unsigned blocks = static_cast<unsigned>((a.ns + kThreads - 1) / kThreads);
-  if (a.float32_test) br_cutoff_kernel<true><<<blocks, kThreads>>>(a, a.grid.count());
-  else br_cutoff_kernel<false><<<blocks, kThreads>>>(a, a.grid.count());
+  if (a.float32_test) br_cutoff_kernel<true><<<blocks, kThreads>>>(a);
+  else br_cutoff_kernel<false><<<blocks, kThreads>>>(a);
   exec::detail::check_launch("cutoff Birkhoff-Rott kernel");
 }
 #else

@@ -242,7 +242,10 @@ void CutoffBRSolver::bin() {
     const double* r = k < nown ? own + k * kParticleWidth : gho + (k - nown) * kParticleWidth;
     for (int c = 0; c < 3; ++c) xyz[c * nall + k] = r[c];
   });
-  cells_.build(xyz, xyz + nall, xyz + 2 * nall, nall, reach_);
+  // Cells of about half the cutoff: the kernel tests only the cells each target's sphere
+  // touches, which then hold ~1.7 candidates per accepted pair instead of ~3.3 (any cell size
+  // gives the same sums).
+  cells_.build(xyz, xyz + nall, xyz + 2 * nall, nall, kBRCutoffCell * reach_);
   const long* order = cells_.order();
   double* sorted = sorted_.data();
   exec::parallel_for(space_, nall, [=] BEATNIK_HOST_DEVICE(long q) {
