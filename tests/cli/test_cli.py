@@ -5,7 +5,6 @@ import argparse
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -14,25 +13,14 @@ parser.add_argument("--beatnik", required=True)
 parser.add_argument("--mpiexec", default="mpiexec")
 args = parser.parse_args()
 
-passed, failed = 0, []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from program_checks import Checks, run_beatnik  # noqa: E402
+
+check = Checks()
 
 
 def run(opts, ranks=2, timeout=120):
-    cmd = [args.mpiexec, "-n", str(ranks), args.beatnik, "--fftw-plan", "estimate"] + opts
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    return p
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failed.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}", flush=True)
+    return run_beatnik(args.mpiexec, args.beatnik, opts, ranks, timeout)
 
 
 tmp = tempfile.mkdtemp(prefix="beatnik-cli-")
@@ -184,5 +172,4 @@ if p is not None:
         check("blow-up results status", doc["status"] == "failed" and "step" in doc["message"], doc["status"])
     check("blow-up state written", os.path.exists(state), "")
 
-print(f"{passed} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+check.finish()

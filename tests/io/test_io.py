@@ -35,24 +35,14 @@ try:
 except ImportError:
     have_vtk = False
 
-passed, failed = 0, []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from program_checks import Checks, run_beatnik  # noqa: E402
 
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failed.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}", flush=True)
+check = Checks()
 
 
 def run(opts, ranks=P, timeout=300):
-    cmd = [args.mpiexec, "-n", str(ranks), args.beatnik, "--fftw-plan", "estimate", "--progress-every", "0"] + opts
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
+    return run_beatnik(args.mpiexec, args.beatnik, opts, ranks, timeout, extra=["--progress-every", "0"])
 
 
 def ok_run(name, p):
@@ -438,7 +428,4 @@ if "device" in parts:
                 check(f"device {first} -> {second} within 1e-12", err <= 1e-12, f"{err:.3e}")
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{passed} passed, {len(failed)} failed")
-for f in failed:
-    print("  " + f)
-sys.exit(1 if failed else 0)
+check.finish()

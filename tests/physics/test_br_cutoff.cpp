@@ -82,8 +82,6 @@ std::array<double, 2> compare(const std::vector<double>& a, const std::vector<do
   return {m[0], m[1]};
 }
 
-double simpson(int i, int len) { return (i == 0 || i == len - 1) ? 3.0 / 8 : (i % 3 == 0 ? 3.0 / 4 : 9.0 / 8); }
-
 // Is the image point s within the cutoff of t? The consistent profile tests |r|² ≤ c² in double;
 // the beatnik profile the reference's float32 test (reference-data/README.md).
 bool within(const double t[3], const double s[3], double cutoff, bool float32) {
@@ -113,9 +111,7 @@ std::array<double, 3> brute_force(const app::RunConfig& c, int ti, int tj) {
   std::array<double, 3> u{0, 0, 0};
   for (int si = 0; si < g.nodes[0]; ++si)
     for (int sj = 0; sj < g.nodes[1]; ++sj) {
-      const double W = beatnik ? simpson(si, c.nodes) * simpson(sj, c.nodes)
-                               : (g.periodic[0] || (si > 0 && si < g.nodes[0] - 1) ? 1.0 : 0.5) *
-                                     (g.periodic[1] || (sj > 0 && sj < g.nodes[1] - 1) ? 1.0 : 0.5);
+      const double W = test::br_test_weight(g, c.nodes, si, sj, beatnik);
       double w[3];
       for (int k = 0; k < 3; ++k) w[k] = test::br_test_omega(k, si, sj);
       for (int a = -K[0]; a <= K[0]; ++a)
@@ -124,12 +120,7 @@ std::array<double, 3> brute_force(const app::RunConfig& c, int ti, int tj) {
                                test::br_test_position(g, 1, si, sj) + b * g.period[1],
                                test::br_test_position(g, 2, si, sj)};
           if (!within(t, s, cut, beatnik)) continue;
-          const double r[3] = {t[0] - s[0], t[1] - s[1], t[2] - s[2]};
-          const double d = std::pow(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps, 1.5);
-          const double f = -dA * W / (4.0 * M_PI) / d;
-          u[0] += f * (w[1] * r[2] - w[2] * r[1]);
-          u[1] += f * (w[2] * r[0] - w[0] * r[2]);
-          u[2] += f * (w[0] * r[1] - w[1] * r[0]);
+          test::br_test_add_pair(u, t, s, w, -dA * W / (4.0 * M_PI), eps);
         }
     }
   return u;

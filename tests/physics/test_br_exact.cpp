@@ -38,8 +38,6 @@ int nearest_image(double r, double L) {
   return a;
 }
 
-double simpson(int i, int len) { return (i == 0 || i == len - 1) ? 3.0 / 8 : (i % 3 == 0 ? 3.0 / 4 : 9.0 / 8); }
-
 // Serial all-pairs velocity at target (ti, tj), straight from the formulas.
 std::array<double, 3> serial_br(const app::RunConfig& c, int ti, int tj) {
   const auto& g = c.geometry;
@@ -51,10 +49,7 @@ std::array<double, 3> serial_br(const app::RunConfig& c, int ti, int tj) {
   std::array<double, 3> u{0, 0, 0};
   for (int si = 0; si < N0; ++si)
     for (int sj = 0; sj < N1; ++sj) {
-      double W;
-      if (beatnik) W = simpson(si, c.nodes) * simpson(sj, c.nodes);
-      else W = (g.periodic[0] ? 1.0 : ((si == 0 || si == N0 - 1) ? 0.5 : 1.0)) *
-               (g.periodic[1] ? 1.0 : ((sj == 0 || sj == N1 - 1) ? 0.5 : 1.0));
+      const double W = test::br_test_weight(g, c.nodes, si, sj, beatnik);
       const double s[3] = {pos(g, 0, si, sj), pos(g, 1, si, sj), pos(g, 2, si, sj)};
       const double w[3] = {omega(0, si, sj), omega(1, si, sj), omega(2, si, sj)};
       int a0 = 0, b0 = 0, ka = 0, kb = 0;
@@ -68,12 +63,8 @@ std::array<double, 3> serial_br(const app::RunConfig& c, int ti, int tj) {
       }
       for (int a = a0 - ka; a <= a0 + ka; ++a)
         for (int b = b0 - kb; b <= b0 + kb; ++b) {
-          const double r[3] = {t[0] - (s[0] + a * g.period[0]), t[1] - (s[1] + b * g.period[1]), t[2] - s[2]};
-          const double d = std::pow(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps, 1.5);
-          const double f = -dA * W / (4.0 * M_PI) / d;
-          u[0] += f * (w[1] * r[2] - w[2] * r[1]);
-          u[1] += f * (w[2] * r[0] - w[0] * r[2]);
-          u[2] += f * (w[0] * r[1] - w[1] * r[0]);
+          const double img[3] = {s[0] + a * g.period[0], s[1] + b * g.period[1], s[2]};
+          test::br_test_add_pair(u, t, img, w, -dA * W / (4.0 * M_PI), eps);
         }
     }
   return u;

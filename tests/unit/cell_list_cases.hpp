@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "beatnik/model/br_cutoff_block.hpp"
 #include "beatnik/model/br_kernel.hpp"
 
 namespace beatnik::test {
@@ -176,6 +177,24 @@ inline double max_rel(const std::vector<double>& a, const std::vector<double>& b
     worst = std::max(worst, m > 0 ? d / m : d);
   }
   return worst;
+}
+
+// Kernel arguments for sorted sources, their order and cell starts (host or device pointers);
+// acc and pairs are left for the caller.
+inline model::BRCutoffArgs cutoff_args(const double* sources, long ns, const long* order, long nt,
+                                       const search::CellGrid& grid, const long* cell_start, double c,
+                                       bool f32, double eps) {
+  model::BRCutoffArgs a;
+  a.sources = sources;
+  a.ns = ns;
+  a.order = order;
+  a.nt = nt;
+  a.grid = grid;
+  a.cell_start = cell_start;
+  a.cutoff = c;
+  a.float32_test = f32;
+  a.eps = eps;
+  return a;
 }
 
 }  // namespace beatnik::test

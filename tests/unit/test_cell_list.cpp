@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <numeric>
 #include <random>
@@ -173,48 +174,47 @@ TEST(CellList, RejectsABadRadiusAndInfiniteCoordinates) {
   EXPECT_THROW(cl.build(x.data(), y.data(), z.data(), 2, 0.1), SimulationError);
 }
 
-TEST(BRCutoff, HostMatchesBruteForce) {
-  const double c = 0.25;  // a power of two: the lattice pairs sit at exactly the cutoff
-  const test::Particles P = test::cutoff_particles(c, 2500, 600);
+// The kernel against brute force with cells of `cell` × c, one and three threads (the same sums
+// bit for bit: each target's order is fixed). Returns the pairs found per test (double, float32).
+namespace {
+std::array<unsigned long long, 2> check_host_kernel(const test::Particles& P, double c, double cell) {
   const long n = P.p.size(), nt = P.nt;
   search::CellList cl(kHost);
-  cl.build(P.p.x.data(), P.p.y.data(), P.p.z.data(), n, c);
+  cl.build(P.p.x.data(), P.p.y.data(), P.p.z.data(), n, cell * c);
   const std::vector<long> order(cl.order(), cl.order() + n);
   const std::vector<double> src = test::sorted_sources(P, order);
-  unsigned long long both[2] = {0, 0};
+  std::array<unsigned long long, 2> found{0, 0};
   for (int f32 = 0; f32 < 2; ++f32)
     for (double eps : {0.0, 1e-3}) {
-      SCOPED_TRACE(testing::Message() << "float32 " << f32 << ", eps " << eps);
+      SCOPED_TRACE(testing::Message() << "cell " << cell << ", float32 " << f32 << ", eps " << eps);
       unsigned long long ref_pairs = 0;
       const std::vector<double> ref = test::brute_force(P, c, f32, eps, ref_pairs);
       std::vector<double> acc(3 * nt, 1e300);  // overwritten
       unsigned long long pairs = 5;            // added to
-      model::BRCutoffArgs a;
-      a.sources = src.data();
-      a.ns = n;
-      a.order = order.data();
-      a.nt = nt;
-      a.grid = cl.grid();
-      a.cell_start = cl.cell_start();
-      a.cutoff = c;
-      a.float32_test = f32;
-      a.eps = eps;
+      model::BRCutoffArgs a =
+          test::cutoff_args(src.data(), n, order.data(), nt, cl.grid(), cl.cell_start(), c, f32, eps);
       a.acc = acc.data();
       a.pairs = &pairs;
       model::br_cutoff_host(a);
       EXPECT_EQ(pairs - 5, ref_pairs);
       EXPECT_LE(test::max_rel(acc, ref, nt), 1e-12);
-      for (double v : acc) ASSERT_TRUE(std::isfinite(v));
-      both[f32] = ref_pairs;
-      // Several threads: the same sums, bit for bit (each target's order is fixed).
+      for (double v : acc) EXPECT_TRUE(std::isfinite(v));
+      found[f32] = ref_pairs;
       std::vector<double> acc3(3 * nt);
       a.acc = acc3.data();
       a.pairs = nullptr;
       with_threads(3, [&] { model::br_cutoff_host(a); });
       EXPECT_EQ(acc3, acc);
     }
+  return found;
+}
+}  // namespace
+
+TEST(BRCutoff, HostMatchesBruteForce) {
+  const double c = 0.25;  // a power of two: the lattice pairs sit at exactly the cutoff
+  const auto found = check_host_kernel(test::cutoff_particles(c, 2500, 600), c, 1.0);
   // The case has teeth: the float32 test accepts pairs the double test rejects.
-  EXPECT_GT(both[1], both[0]);
+  EXPECT_GT(found[1], found[0]);
 }
 
 // The kernel finds the cells to test from the grid geometry, so any cell size gives the same
@@ -223,39 +223,5 @@ TEST(BRCutoff, HostMatchesBruteForce) {
 TEST(BRCutoff, HostAnyCellSize) {
   const double c = 0.25;
   const test::Particles P = test::cutoff_particles(c, 2500, 600);
-  const long n = P.p.size(), nt = P.nt;
-  for (double cell : {0.5, 0.3, 1.7}) {
-    search::CellList cl(kHost);
-    cl.build(P.p.x.data(), P.p.y.data(), P.p.z.data(), n, cell * c);
-    const std::vector<long> order(cl.order(), cl.order() + n);
-    const std::vector<double> src = test::sorted_sources(P, order);
-    for (int f32 = 0; f32 < 2; ++f32)
-      for (double eps : {0.0, 1e-3}) {
-        SCOPED_TRACE(testing::Message() << "cell " << cell << ", float32 " << f32 << ", eps " << eps);
-        unsigned long long ref_pairs = 0;
-        const std::vector<double> ref = test::brute_force(P, c, f32, eps, ref_pairs);
-        std::vector<double> acc(3 * nt, 1e300);
-        unsigned long long pairs = 0;
-        model::BRCutoffArgs a;
-        a.sources = src.data();
-        a.ns = n;
-        a.order = order.data();
-        a.nt = nt;
-        a.grid = cl.grid();
-        a.cell_start = cl.cell_start();
-        a.cutoff = c;
-        a.float32_test = f32;
-        a.eps = eps;
-        a.acc = acc.data();
-        a.pairs = &pairs;
-        model::br_cutoff_host(a);
-        EXPECT_EQ(pairs, ref_pairs);
-        EXPECT_LE(test::max_rel(acc, ref, nt), 1e-12);
-        std::vector<double> acc3(3 * nt);
-        a.acc = acc3.data();
-        a.pairs = nullptr;
-        with_threads(3, [&] { model::br_cutoff_host(a); });
-        EXPECT_EQ(acc3, acc);
-      }
-  }
+  for (double cell : {0.5, 0.3, 1.7}) check_host_kernel(P, c, cell);
 }

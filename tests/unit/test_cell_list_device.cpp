@@ -107,16 +107,8 @@ TEST(BRCutoffDevice, MatchesHost) {
   for (int f32 = 0; f32 < 2; ++f32)
     for (double eps : {0.0, 1e-3}) {
       SCOPED_TRACE(testing::Message() << "float32 " << f32 << ", eps " << eps);
-      model::BRCutoffArgs a;
-      a.sources = src.data();
-      a.ns = n;
-      a.order = order.data();
-      a.nt = nt;
-      a.grid = cl.grid();
-      a.cell_start = start.data();
-      a.cutoff = c;
-      a.float32_test = f32;
-      a.eps = eps;
+      model::BRCutoffArgs a =
+          test::cutoff_args(src.data(), n, order.data(), nt, cl.grid(), start.data(), c, f32, eps);
       std::vector<double> acc(3 * nt);
       unsigned long long pairs = 0;
       a.acc = acc.data();

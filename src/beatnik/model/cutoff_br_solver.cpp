@@ -6,6 +6,7 @@
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/br_cutoff_block.hpp"
+#include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::model {
@@ -86,7 +87,7 @@ void CutoffBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega
   load.surface = n_;
   {
     Timers::Scope t(timers_, "br.cutoff.to_spatial");
-    pack_particles(state, omega);
+    pack_br_particles(mesh_, settings_, space_, state, omega, pts_.data());
     to_spatial();
   }
   if (broken_) {
@@ -123,28 +124,6 @@ void CutoffBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega
                        bytes_to_others(recv_counts_, rank_, kVelocityWidth);
   load.ghost_bytes = bytes_to_others(ghost_send_counts_, rank_, kParticleWidth);
   loads_.push_back(load);
-}
-
-// Positions and source strengths q = −(ΔxΔy/4π)·W·ω of the owned nodes, [x|y|z|qx|qy|qz].
-void CutoffBRSolver::pack_particles(const mesh::Field& state, const mesh::Field& omega) {
-  const mesh::FieldView s = state.view(), w = omega.view();
-  const auto& geo = mesh_.geometry();
-  const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
-  const int nj = mesh_.layout().nj;
-  const BRWeights weight = settings_.weights(geo);
-  const double strength = -geo.spacing[0] * geo.spacing[1] / (4.0 * M_PI);
-  const long n = n_;
-  double* p = pts_.data();
-  exec::parallel_for(space_, exec::Range2{0, mesh_.layout().ni, 0, nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
-    const long k = long(i) * nj + j;
-    const double f = strength * weight(gi0 + i, gj0 + j);
-    p[k] = s(kZ1, i, j);
-    p[n + k] = s(kZ2, i, j);
-    p[2 * n + k] = s(kZ3, i, j);
-    p[3 * n + k] = f * w(0, i, j);
-    p[4 * n + k] = f * w(1, i, j);
-    p[5 * n + k] = f * w(2, i, j);
-  });
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell.

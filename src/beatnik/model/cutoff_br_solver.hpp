@@ -65,7 +65,6 @@ class CutoffBRSolver : public BRSolver {
   double reach() const { return reach_; }
 
   // Pipeline stages (public only because nvcc's device lambdas cannot live in private members).
-  void pack_particles(const mesh::Field& state, const mesh::Field& omega);
   void to_spatial();
   void make_ghosts();
   void bin();

@@ -4,6 +4,7 @@
 
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/model/br_block.hpp"
+#include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::model {
@@ -13,7 +14,6 @@ ExactBRSolver::ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
                              Timers* timers)
     : mesh_(mesh), space_(space), settings_(settings), eps_(epsilon) {
   const auto& geo = mesh.geometry();
-  strength_ = -geo.spacing[0] * geo.spacing[1] / (4.0 * M_PI);
   images_.k = settings.images;
   images_.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images_.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
@@ -24,31 +24,8 @@ ExactBRSolver::ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
   if (space == exec::Space::Device) partial_ = exec::Buffer<double>(space, size_t(kBRMaxSplits) * 3 * n_);
 }
 
-// Own block: positions and source strengths q = −(ΔxΔy/4π)·W·ω, structure of arrays.
-void ExactBRSolver::pack(const mesh::Field& state, const mesh::Field& omega) {
-  const mesh::FieldView s = state.view(), w = omega.view();
-  const auto& geo = mesh_.geometry();
-  const int gi0 = mesh_.owned().lo[0], gj0 = mesh_.owned().lo[1];
-  const int nj = mesh_.layout().nj;
-  const BRWeights weight = settings_.weights(geo);
-  const long n = n_;
-  const double strength = strength_;
-  double* b = ring_->own_block();
-  exec::parallel_for(space_, exec::Range2{0, mesh_.layout().ni, 0, nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
-    const long k = long(i) * nj + j;
-    const int g = gi0 + i, h = gj0 + j;
-    const double f = strength * weight(g, h);
-    b[k] = s(kZ1, i, j);
-    b[n + k] = s(kZ2, i, j);
-    b[2 * n + k] = s(kZ3, i, j);
-    b[3 * n + k] = f * w(0, i, j);
-    b[4 * n + k] = f * w(1, i, j);
-    b[5 * n + k] = f * w(2, i, j);
-  });
-}
-
 void ExactBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
-  pack(state, omega);
+  pack_br_particles(mesh_, settings_, space_, state, omega, ring_->own_block());  // the own block
   acc_.zero();
   BRBlockArgs a;
   a.targets = ring_->own_block();

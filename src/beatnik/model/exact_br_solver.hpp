@@ -31,14 +31,12 @@ class ExactBRSolver : public BRSolver {
 
   // Fills the ring's own block (public only because nvcc's device lambdas cannot live in
   // private member functions).
-  void pack(const mesh::Field& state, const mesh::Field& omega);
 
  private:
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
   BRSettings settings_;
   double eps_;
-  double strength_;  // −ΔxΔy/(4π): with the node weight, turns ω into the source strength q
   BRImages images_;
   long n_ = 0;  // owned nodes
   std::unique_ptr<comm::RingPass> ring_;
