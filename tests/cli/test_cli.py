@@ -5,6 +5,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import sys
 import tempfile
 
@@ -100,6 +101,44 @@ for opts, expect in bad_inputs:
     check(name + " no abort trace", "MPI_ABORT" not in p.stderr and "MPI_Abort" not in p.stderr, p.stderr[-400:])
     check(name + " no files", not os.path.exists(results) and not os.path.exists(state)
           and not os.listdir(tmp), str(os.listdir(tmp)))
+
+# A file that cannot be written is never reported as written: exit 5, the file and the system's
+# reason named once, on every rank count (the device /dev/full refuses every write).
+if os.path.exists("/dev/full"):
+    for ranks in (1, 3):
+        for opts in (["--results", "/dev/full"], ["--write-state", "/dev/full"]):
+            name = f"unwritable {' '.join(opts)} on {ranks} rank(s)"
+            p = run(["-n", "16", "-t", "2", "--progress-every", "0"] + opts, ranks=ranks, timeout=60)
+            if p is None:
+                check(name, False, "hung")
+                continue
+            errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
+            check(name + " exit 5", p.returncode == 5, f"exit {p.returncode} {p.stderr[-300:]!r}")
+            check(name + " one message naming the file and reason", len(errors) == 1 and "/dev/full" in errors[0]
+                  and "No space left" in errors[0], p.stderr[-400:])
+            check(name + " not reported written", "written to /dev/full" not in p.stdout, p.stdout[-200:])
+    check("/dev/full still a device", os.path.exists("/dev/full") and not os.path.isfile("/dev/full"), "")
+# Writing to a device works (no temporary file renamed over it).
+p = run(["-n", "16", "-t", "2", "--progress-every", "0", "--results", "/dev/null", "--write-state", "/dev/null"],
+        ranks=2)
+check("results to /dev/null", p is not None and p.returncode == 0 and not os.path.isfile("/dev/null"),
+      "" if p is None else p.stderr[-300:])
+
+# An impossible mesh is refused before anything large is allocated: exit 2 naming the largest n
+# that fits, a small peak RSS (ru_maxrss of the waited-for ranks), on 1 and 3 ranks.
+for ranks in (1, 3):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    p = run(["-n", "100000000", "-t", "2", "--results", results], ranks=ranks, timeout=60)
+    rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    name = f"impossible -n on {ranks} rank(s)"
+    if p is None:
+        check(name, False, "hung")
+        continue
+    errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
+    check(name + " exit 2", p.returncode == 2, f"exit {p.returncode} {p.stderr[-300:]!r}")
+    check(name + " names the largest n", len(errors) == 1 and "largest n that fits" in errors[0], p.stderr[-400:])
+    check(name + " peak RSS small", rss_kb < 400 * 1024, f"{rss_kb} KB (before: {before} KB)")
+    check(name + " no files", not os.path.exists(results), "")
 
 # Help and version: exit 0, printed once.
 p = run(["--help"])

@@ -1,6 +1,7 @@
 // beatnik (also installed as rocketrig): parse, validate, run, report.
 // Exit codes: 0 success, 2 bad input or unavailable feature, 3 the simulation failed,
-// 4 stopped by SIGTERM/SIGINT after writing a checkpoint, 1 an unexpected internal error.
+// 4 stopped by SIGTERM/SIGINT after writing a checkpoint, 5 a file could not be written,
+// 1 an unexpected internal error.
 #include <fmt/format.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -153,11 +154,11 @@ int run(int argc, char** argv, int rank, int size) {
     code = 3;
     for (const auto& f : files.at_failure())
       if (rank == 0) fmt::print(stderr, "beatnik: wrote {}\n", f);
-  } catch (const Error& e) {  // an output or checkpoint file could not be written (agreed on all ranks)
+  } catch (const WriteError& e) {  // an output or checkpoint file could not be written (agreed on all ranks)
     outcome.completed = false;
     outcome.message = e.what();
     say_error(outcome.message);
-    code = 3;
+    code = app::kExitWriteFailed;
   }
   // Output is not part of the figure of merit.
   double wall = wall_seconds() - t0 - files.seconds();
@@ -165,7 +166,14 @@ int run(int argc, char** argv, int rank, int size) {
   outcome.wall_seconds = wall;
 
   // 4. What the run produced, also after a failure.
-  if (!opts.write_state.empty()) io::write_state_csv(opts.write_state, sim.mesh(), sim.state());
+  if (!opts.write_state.empty()) {
+    try {
+      io::write_state_csv(opts.write_state, sim.mesh(), sim.state());
+    } catch (const WriteError& e) {  // agreed on all ranks
+      say_error(e.what());
+      code = app::kExitWriteFailed;
+    }
+  }
   auto doc = app::results_document(sim, outcome, args);
   const auto io_report = files.report();
   if (rank == 0) {
@@ -174,10 +182,19 @@ int run(int argc, char** argv, int rank, int size) {
     if (opts.input) doc["input"] = {{"file", *opts.input}, {"kind", input.checkpoint ? "checkpoint" : "surface"}};
     if (code == app::kExitStopped) doc["status"] = "stopped";
     if (outcome.completed && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;
-    if (!opts.results.empty()) io::write_json_file(opts.results, doc);
+    bool written = false;
+    if (!opts.results.empty()) {
+      try {
+        io::write_json_file(opts.results, doc);
+        written = true;
+      } catch (const WriteError& e) {
+        say_error(e.what());
+        code = app::kExitWriteFailed;
+      }
+    }
     app::print_summary(doc);
     app::print_io_summary(doc["io"]);
-    if (!opts.results.empty()) fmt::print("results written to {}\n", opts.results);
+    if (written) fmt::print("results written to {}\n", opts.results);
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return code;

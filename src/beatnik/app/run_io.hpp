@@ -19,6 +19,8 @@ namespace beatnik::app {
 
 // Exit code of a run stopped by SIGTERM or SIGINT after writing its checkpoint.
 inline constexpr int kExitStopped = 4;
+// A file the run had to write (results, state, mesh output, checkpoint) could not be written.
+inline constexpr int kExitWriteFailed = 5;
 
 // Validates the I/O options (every rank alike, no communication): InputError / NotAvailable.
 void validate_io_options(const Options& o);

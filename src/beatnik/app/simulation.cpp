@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "beatnik/app/memory_check.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/device_clock.hpp"
 #include "beatnik/model/initial_conditions.hpp"
@@ -67,6 +68,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
   } else {
     transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, comm::TransportKind::Host);
   }
+  check_memory_fits(*ctx_, config, free_before);  // before anything large is allocated
   mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs, transport_.get());
   state_ = mesh::Field(config.space, mesh_->layout(), model::kStateComps);
   model::initialize_state(*mesh_, config.initial, state_);

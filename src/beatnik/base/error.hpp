@@ -28,4 +28,11 @@ class SimulationError : public Error {
   explicit SimulationError(const std::string& what) : Error(what) {}
 };
 
+// A file could not be written whole (disk full, no permission, a missing directory): exit
+// code 5. The message names the file and the system's reason.
+class WriteError : public Error {
+ public:
+  explicit WriteError(const std::string& what) : Error(what) {}
+};
+
 }  // namespace beatnik

@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/io/checked_file.hpp"
 
 namespace beatnik::io {
 
@@ -112,13 +114,13 @@ long write_checkpoint(const std::string& path, Hdf5Mode mode, MPI_Comm comm, con
   if (agree(ok, why, comm)) {
     if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
       ok = false;
-      why = "checkpoint: cannot rename " + tmp + " to " + path;
+      why = file_error("checkpoint: cannot rename " + tmp + " to " + path, errno);
     }
   } else {
     ok = false;
   }
   if (!ok && rank == 0) std::remove(tmp.c_str());
-  if (!agree(ok, why, comm)) throw Error(why);
+  if (!agree(ok, why, comm)) throw WriteError(why);
   return b.count() * 5 * long(sizeof(double));
 }
 

@@ -4,10 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/io/checked_file.hpp"
 
 namespace beatnik::io {
 
@@ -116,7 +117,7 @@ long MeshOutput::write(const MeshFrame& f) {
     if (agree(ok, why, comm_)) {
       if (rank_ == 0 && std::rename(tmp.c_str(), final_path.c_str()) != 0) {
         ok = false;
-        why = "mesh output: cannot rename " + tmp + " to " + final_path;
+        why = file_error("mesh output: cannot rename " + tmp + " to " + final_path, errno);
       }
     } else {
       ok = false;
@@ -145,14 +146,14 @@ bool MeshOutput::write_own_block(const MeshFrame& f, std::string& why) const {
   if (!ok) why = "mesh output: failed writing " + tmp + " (disk full?)";
   if (ok && std::rename(tmp.c_str(), final_path.c_str()) != 0) {
     ok = false;
-    why = "mesh output: cannot rename " + tmp + " to " + final_path;
+    why = file_error("mesh output: cannot rename " + tmp + " to " + final_path, errno);
   }
   if (!ok) std::remove(tmp.c_str());
   return ok;
 }
 
 void MeshOutput::commit(long step, double time, bool ok, std::string why) {
-  if (!agree(ok, why, comm_)) throw Error(why);
+  if (!agree(ok, why, comm_)) throw WriteError(why);
 
   Entry e{step, time, {}};
   if (mode_ == Hdf5Mode::Blocks) e.blocks = boxes_;
@@ -168,7 +169,7 @@ void MeshOutput::commit(long step, double time, bool ok, std::string why) {
       why = err.what();
     }
   }
-  if (!agree(ok, why, comm_)) throw Error(why);
+  if (!agree(ok, why, comm_)) throw WriteError(why);
 }
 
 void MeshOutput::write_index() {
@@ -192,20 +193,7 @@ void MeshOutput::write_index() {
     }
   }
   s += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  const std::string path = dir_ + "/" + kXdmfIndexName, tmp = dir_ + "/." + kXdmfIndexName + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << s;
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error("mesh output: failed writing " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("mesh output: cannot rename " + tmp + " to " + path);
-  }
+  write_file_checked(dir_ + "/" + kXdmfIndexName, s);
 }
 
 void MeshOutput::adopt_existing(long upto) {

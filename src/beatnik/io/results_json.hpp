@@ -1,5 +1,5 @@
 #pragma once
-// Writing one results file (JSON) atomically: FILE.tmp, then rename. Called on one rank only.
+// Writing one results file (JSON), whole or not at all (io/checked_file.hpp). Called on one rank only.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -8,7 +8,7 @@ namespace beatnik::io {
 
 inline constexpr int kResultsSchemaVersion = 1;
 
-// Throws Error if the file cannot be written.
+// Throws WriteError if the file cannot be written.
 void write_json_file(const std::string& path, const nlohmann::json& doc);
 
 }  // namespace beatnik::io

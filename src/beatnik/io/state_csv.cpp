@@ -7,6 +7,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/io/checked_file.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::io {
@@ -54,32 +55,24 @@ void write_state_csv(const std::string& path, const mesh::SurfaceMesh& m, const 
   int ok = 1;
   std::string why;
   if (m.grid().rank() == 0) {
-    const std::string tmp = path + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f) {
-      ok = 0;
-      why = "cannot open " + tmp + " for writing";
-    } else {
-      const int nx = m.geometry().nodes[0], ny = m.geometry().nodes[1];
-      fmt::memory_buffer buf;
-      fmt::format_to(std::back_inserter(buf), "i,j,x,y,z,w1,w2\n");
-      for (int i = 0; i < nx; ++i)
-        for (int j = 0; j < ny; ++j) {
-          const double* v = &all[(static_cast<size_t>(i) * ny + j) * model::kStateComps];
-          fmt::format_to(std::back_inserter(buf), "{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", i, j, v[0],
-                         v[1], v[2], v[3], v[4]);
-        }
-      const bool wrote = std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
-      const bool closed = std::fclose(f) == 0;
-      if (!wrote || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        ok = 0;
-        why = "failed writing " + path;
-        std::remove(tmp.c_str());
+    const int nx = m.geometry().nodes[0], ny = m.geometry().nodes[1];
+    fmt::memory_buffer buf;
+    fmt::format_to(std::back_inserter(buf), "i,j,x,y,z,w1,w2\n");
+    for (int i = 0; i < nx; ++i)
+      for (int j = 0; j < ny; ++j) {
+        const double* v = &all[(static_cast<size_t>(i) * ny + j) * model::kStateComps];
+        fmt::format_to(std::back_inserter(buf), "{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", i, j, v[0], v[1],
+                       v[2], v[3], v[4]);
       }
+    try {
+      write_file_checked(path, std::string_view(buf.data(), buf.size()));
+    } catch (const WriteError& e) {
+      ok = 0;
+      why = e.what();
     }
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, m.grid().comm());
-  if (!ok) throw Error(m.grid().rank() == 0 ? why : "state file could not be written");
+  if (!ok) throw WriteError(m.grid().rank() == 0 ? why : "state file " + path + " could not be written");
 }
 
 }  // namespace beatnik::io
