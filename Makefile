@@ -6,7 +6,7 @@ ARGS ?=
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build run test bench cuda clean
+.PHONY: deps configure build run test sanitize bench cuda clean
 
 deps:
 	@scripts/install-deps.sh
@@ -24,6 +24,13 @@ run: build
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS) $(CTEST_ARGS)
+
+# The unit and MPI tests under AddressSanitizer + UndefinedBehaviorSanitizer (.ci/run runs it;
+# leaks inside the MPI library are suppressed by .ci/lsan.supp, nothing else is).
+sanitize: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS) $(CTEST_ARGS)
 
 bench: build
 	bench/low_order_bench.py --beatnik $(BUILD)/beatnik $(BENCH_ARGS)

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/io/hdf5_file.hpp"
 
 int main(int argc, char** argv) {
   beatnik::io::prefer_safe_mpi_io();  // before MPI_Init (io/hdf5_file.hpp)
   MPI_Init(&argc, &argv);
+  beatnik::comm::install_mpi_error_handler(MPI_COMM_WORLD);  // as the program: MPI errors throw
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

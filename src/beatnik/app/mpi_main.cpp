@@ -9,13 +9,14 @@
 #include <exception>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::app {
 
 int mpi_main(int argc, char** argv, const char* program, const std::function<int(int, int)>& body) {
   beatnik::io::prefer_safe_mpi_io();  // before MPI_Init (io/hdf5_file.hpp)
   MPI_Init(&argc, &argv);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  comm::install_mpi_error_handler(MPI_COMM_WORLD);  // inherited by every communicator made later
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

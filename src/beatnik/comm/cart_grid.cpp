@@ -9,7 +9,7 @@ CartGrid::CartGrid(MPI_Comm parent, std::array<int, 2> dims, std::array<bool, 2>
   int d[2] = {dims[0], dims[1]};
   int p[2] = {periodic[0] ? 1 : 0, periodic[1] ? 1 : 0};
   check_mpi(MPI_Cart_create(parent, 2, d, p, 0, &comm_), "MPI_Cart_create");
-  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  install_mpi_error_handler(comm_);  // whatever the parent's handler
   MPI_Comm_rank(comm_, &rank_);
   coords_ = coords_of(rank_);
   for (int k = 0; k < 8; ++k) {

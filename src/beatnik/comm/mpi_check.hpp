@@ -1,5 +1,6 @@
 #pragma once
-// MPI errors become beatnik::Error (the communicators use MPI_ERRORS_RETURN).
+// MPI errors become beatnik::Error: checked return codes (check_mpi) and, through an error
+// handler on the world communicator that every derived communicator inherits, every other call.
 #include <mpi.h>
 
 #include <string>
@@ -15,5 +16,10 @@ inline void check_mpi(int err, const char* what) {
   MPI_Error_string(err, msg, &len);
   throw Error(std::string("MPI error in ") + what + ": " + std::string(msg, len));
 }
+
+// Installs on `comm` an error handler that throws beatnik::Error with MPI's own description, so
+// that no MPI error passes unseen and none ends in the MPI library's abort text. Communicators
+// created from `comm` later (dup, split, Cartesian, graph) inherit it.
+void install_mpi_error_handler(MPI_Comm comm);
 
 }  // namespace beatnik::comm
