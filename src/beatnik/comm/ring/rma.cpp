@@ -1,6 +1,7 @@
 // One-sided ring: one window over this rank's two receive slots, made once with the ring; in
-// round r a rank MPI_Puts its block straight into slot r mod 2 of the next rank's window, while
-// the round's block is computed.
+// round r a rank MPI_Puts its block straight into slot r mod 2 of the next rank's window before
+// computing the round's block, and waits for the previous rank's put into its own window after
+// (polling for it between chunks of the computation).
 //
 // Synchronisation: post-start-complete-wait (PSCW), not fence. The ring's dependencies are
 // pairwise: a rank may overwrite the next rank's slot only once that rank has finished the
@@ -9,6 +10,12 @@
 // those two partners; MPI_Win_fence is collective over the whole communicator, so every round
 // would become a barrier of all P ranks. PSCW also lets the computation poll for the incoming
 // block (MPI_Win_test), as overlap polls with MPI_Testall.
+//
+// The access epoch is closed right after the put (MPI_Win_complete in start(): it returns once
+// the put is done at this end, which may wait for the next rank's post), so the next rank sees
+// the block as soon as it lands. Closed after the computation instead, every block would be
+// reported only when its sender finished computing, and ".ring.hidden" would measure the
+// sender's computation rather than the transfer.
 //
 // Host memory only: host runs, and the staged transport (pinned host wire buffers).
 #include <memory>
@@ -73,6 +80,7 @@ class Rma final : public Strategy {
     check_mpi(MPI_Put(x.send, static_cast<int>(x.send_count), MPI_DOUBLE, s_.next,
                       MPI_Aint(x.slot) * MPI_Aint(s_.capacity), static_cast<int>(x.send_count), MPI_DOUBLE, win_),
               "MPI_Put (ring)");
+    check_mpi(MPI_Win_complete(win_), "MPI_Win_complete (ring)");  // this rank's put is done
   }
 
   // True once the previous rank's block has landed here (its access epoch completed); that
@@ -86,8 +94,7 @@ class Rma final : public Strategy {
   }
 
   void finish(int) override {
-    check_mpi(MPI_Win_complete(win_), "MPI_Win_complete (ring)");  // this rank's put is done
-    if (exposed_) check_mpi(MPI_Win_wait(win_), "MPI_Win_wait (ring)");  // the incoming one too
+    if (exposed_) check_mpi(MPI_Win_wait(win_), "MPI_Win_wait (ring)");  // the incoming put is done
     exposed_ = false;
   }
 
