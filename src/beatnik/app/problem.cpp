@@ -64,6 +64,32 @@ mesh::Geometry make_geometry(Profile profile, bool periodic, int n, double B) {
   return g;
 }
 
+namespace {
+
+// --br-strategy: a name in the ring registry that can use the transport the options name (with
+// -x cuda and --gpu-transport auto, the ring pass checks the transport chosen at start-up).
+std::string ring_strategy(const Options& o, const RunConfig& c) {
+  try {
+    comm::ring::find_strategy(o.br_strategy);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--br-strategy: ") + e.what());
+  }
+  const bool ring = c.model.order != model::Order::Low && o.solver == "exact";
+  if (!ring || (c.space == exec::Space::Device && o.gpu_transport == "auto")) return o.br_strategy;
+  const comm::TransportKind t = c.space == exec::Space::Host ? comm::TransportKind::Host
+                                : o.gpu_transport == "staged" ? comm::TransportKind::Staged
+                                : o.gpu_transport == "cuda-aware" ? comm::TransportKind::CudaAware
+                                                                  : comm::TransportKind::Nccl;
+  try {
+    comm::ring::find_strategy(o.br_strategy, t);
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--br-strategy: ") + e.what());
+  }
+  return o.br_strategy;
+}
+
+}  // namespace
+
 RunConfig make_run_config(const Options& o, int ranks) {
   RunConfig c;
   c.options = o;
@@ -81,12 +107,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   else throw InputError("unknown order '" + o.order + "' (-O low, medium or high)");
   require(o.solver == "exact" || o.solver == "cutoff",
           "unknown solver '" + o.solver + "' (-S exact or cutoff)");
-  try {
-    comm::ring::find_strategy(o.br_strategy);
-  } catch (const InputError& e) {
-    throw InputError(std::string("--br-strategy: ") + e.what());
-  }
-  c.model.br.ring_strategy = o.br_strategy;
   require(mesh::parse_spatial_partition(o.spatial_partition, c.model.br.partition),
           "unknown --spatial-partition '" + o.spatial_partition + "' (uniform or balanced)");
   try {
@@ -114,19 +134,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.gpu_id = o.gpu_id.value_or(-1);
   if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id))
     c.warnings.push_back("--gpu-transport and --gpu-id are ignored on a host run (-x host)");
-  // The exact solver's ring must be able to use the transport named here (with auto, the ring
-  // pass checks the transport chosen at start-up).
-  if (c.model.order != model::Order::Low && o.solver == "exact" && !(c.space == exec::Space::Device && o.gpu_transport == "auto")) {
-    const comm::TransportKind t = c.space == exec::Space::Host ? comm::TransportKind::Host
-                                  : o.gpu_transport == "staged" ? comm::TransportKind::Staged
-                                  : o.gpu_transport == "cuda-aware" ? comm::TransportKind::CudaAware
-                                                                    : comm::TransportKind::Nccl;
-    try {
-      comm::ring::find_strategy(o.br_strategy, t);
-    } catch (const NotAvailable& e) {
-      throw NotAvailable(std::string("--br-strategy: ") + e.what());
-    }
-  }
+  c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
 
