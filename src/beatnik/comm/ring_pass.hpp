@@ -18,13 +18,14 @@
 // from the host buffers and copies each received block to the device; cuda-aware hands device
 // wire buffers to MPI; nccl sends to next and receives from prev with one grouped
 // nccl_exchange per round, queued on the transport's stream behind the kernels that wrote the
-// buffers. With an overlapping strategy the exchange is not joined to the kernel stream until the
-// round's kernel has been queued, so kernel and transfer run concurrently (docs/br.md).
+// buffers. With an overlapping strategy the exchange is not joined to the kernel stream until
+// the round's kernel has been queued, so kernel and transfer run concurrently (docs/br.md).
 //
 // Timer regions (prefix + ...): ".compute" (the visits), ".ring" (communication on the
 // critical path: posting, waiting, Sendrecv, staging copies), ".ring.hidden" (transfer time
-// that ran behind computation; overlapping strategies on the host only). Hidden fraction of the
-// communication = hidden / (hidden + ring). Bytes and messages go to CommStats as "ring".
+// that ran behind computation; overlapping strategies on the host only). Hidden fraction of
+// the communication = hidden / (hidden + ring). Bytes and messages go to CommStats as "ring",
+// alike for every strategy.
 #include <mpi.h>
 
 #include <memory>
@@ -38,7 +39,6 @@
 #include "beatnik/exec/memory.hpp"
 
 namespace beatnik::comm {
-
 
 class RingPass {
  public:
