@@ -52,6 +52,13 @@ bad_inputs = [
     (["-O", "high", "-S", "cutoff", "-c", "5"], "spans more than two periods"),
     (["-O", "high", "-S", "cutoff", "--spatial-partition", "random"], "spatial-partition"),
     (["-O", "high", "-S", "cutoff", "--migrate-strategy", "carrier-pigeon"], "migrate-strategy"),
+    (["-O", "high", "--br-strategy", "token-ring"], "unknown ring strategy 'token-ring'"),
+    (["-O", "high", "-x", "cuda", "--gpu-transport", "nccl", "--br-strategy", "rma"],
+     "ring strategy rma cannot move blocks over the nccl transport"),
+    (["-O", "high", "-x", "cuda", "--gpu-transport", "cuda-aware", "--br-strategy", "rma"],
+     "ring strategy rma cannot move blocks over the cuda-aware transport"),
+    (["-O", "high", "-x", "cuda", "--gpu-transport", "nccl", "--br-strategy", "persistent"],
+     "ring strategy persistent cannot move blocks over the nccl transport"),
     (["--load-snapshot", "0"], "load-snapshot"),
     (["--load-snapshot", "x"], "load-snapshot"),
     (["-m", "nan"], "magnitude"),
@@ -147,6 +154,8 @@ if p is not None:
     for group in ["Problem", "Mesh and decomposition", "Physics and model", "Time stepping", "Execution",
                   "Distributed FFT", "Output"]:
         check(f"help has group {group}", group in p.stdout, "")
+    for strategy in ["blocking", "overlap", "persistent", "rma"]:
+        check(f"help lists ring strategy {strategy}", f"  {strategy} " in p.stdout, "")
     check("help printed once", p.stdout.count("Usage:") == 1 or p.stdout.count("beatnik [OPTIONS]") == 1,
           p.stdout[:200])
 p = run(["--version"])
@@ -195,6 +204,27 @@ if p is not None and p.returncode == 0:
     check("cutoff load series", len(lb["per_step"]["pairs"]["max"]) == 2 and lb["run_mean"]["pairs"]["min"] > 0, "")
     check("cutoff config", doc["config"]["br"]["cutoff"]["spatial_partition"] == "balanced", "")
     check("cutoff summary", "Load balance" in p.stdout and "pairs within the cutoff" in p.stdout, p.stdout[-600:])
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# A small high-order run with each ring strategy: the banner and the results name it, the ring's
+# timer regions and bytes are there, and every strategy reaches the same surface.
+max_z = {}
+for strategy in ["blocking", "overlap", "persistent", "rma"]:
+    p = run(["-O", "high", "-n", "16", "-t", "2", "--br-strategy", strategy, "--results", results])
+    check(f"ring {strategy} run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is None or p.returncode != 0:
+        continue
+    doc = json.load(open(results))
+    check(f"ring {strategy} config", doc["config"]["br"]["strategy"] == strategy, str(doc["config"].get("br")))
+    check(f"ring {strategy} banner", f"ring {strategy}," in p.stdout, p.stdout[:800])
+    regions = doc["timers"]["regions"]
+    for r in ["br.exact.compute", "br.exact.ring", "br.exact.ring.hidden"]:
+        check(f"ring {strategy} timer {r}", r in regions, str(sorted(regions)))
+    check(f"ring {strategy} bytes", doc["communication"]["ring"]["bytes_total"]["on_node"] > 0,
+          str(doc["communication"].get("ring")))
+    max_z[strategy] = doc["checksums"]["max_z3"]
+check("ring strategies agree", len(set(max_z.values())) == 1, str(max_z))
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

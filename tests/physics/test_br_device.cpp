@@ -2,7 +2,9 @@
 // device kernel (shared-memory tiles) and the host kernel (SIMD, rsqrt + Newton) must agree
 // to 1e-12 relative per step. Built in the CUDA preset only; needs a visible GPU (the test
 // reports itself skipped, with the reason, when there is none). The ring pass moves device
-// blocks with every GPU transport (staged, cuda-aware, nccl) and must give the host's result.
+// blocks with every strategy of comm/ring/registry over every GPU transport it supports
+// (staged, cuda-aware, nccl) and must give the host's result; the pairs it does not support
+// must be refused with the registry's reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,12 +15,33 @@
 
 #include "beatnik/app/simulation.hpp"
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/state_csv.hpp"
 #include "support/test_support.hpp"
 
 using namespace beatnik;
+
+namespace {
+
+const char* const kDeviceTransports[] = {"staged", "cuda-aware", "nccl"};
+
+comm::TransportKind transport_kind(const std::string& t) {
+  return t == "staged" ? comm::TransportKind::Staged
+         : t == "cuda-aware" ? comm::TransportKind::CudaAware
+                             : comm::TransportKind::Nccl;
+}
+
+// --gpu-transport auto may pick any device transport: a strategy that one of them cannot
+// carry runs staged (every strategy supports staged).
+std::string transport_for(const std::string& strategy) {
+  for (const char* t : kDeviceTransports)
+    if (!comm::ring::find_strategy(strategy).unavailable(transport_kind(t)).empty()) return "staged";
+  return "auto";
+}
+
+}  // namespace
 
 TEST(BRDevice, DeviceRunsEqualHostRunsPerStep) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
@@ -45,8 +68,9 @@ TEST(BRDevice, DeviceRunsEqualHostRunsPerStep) {
   f.profile = "beatnik";
   setups.push_back(f);
   for (app::Options o : setups)
-    for (const char* strategy : {"overlap", "blocking"}) {
+    for (const std::string& strategy : test::ring_strategies(comm::TransportKind::Staged)) {
       o.br_strategy = strategy;
+      o.gpu_transport = transport_for(strategy);
       for (long s = 1; s <= 3; ++s) {
         o.exec = "host";
         const auto host = test::run_and_gather(o, s);
@@ -121,13 +145,23 @@ TEST(BRDevice, EveryRingTransportGivesTheHostRing) {
   free.epsilon = 2.0;
   free.profile = "beatnik";
   for (app::Options o : {periodic, free})
-    for (const char* strategy : {"overlap", "blocking"})
-      for (const char* t : {"staged", "cuda-aware", "nccl"}) {
-        o.br_strategy = strategy;
+    for (const auto& strategy : comm::ring::registry())
+      for (const char* t : kDeviceTransports) {
+        o.br_strategy = strategy.name;
         std::string skip;
         const double d = transport_difference(o, t, skip, {"ring"});
-        const std::string what = o.profile + "/" + o.boundary + " " + strategy + " ring, transport " + t + " on " +
-                                 std::to_string(test::world_size()) + " rank(s)";
+        const std::string what = o.profile + "/" + o.boundary + " " + strategy.name + " ring, transport " + t +
+                                 " on " + std::to_string(test::world_size()) + " rank(s)";
+        if (const std::string why = strategy.unavailable(transport_kind(t)); !why.empty()) {
+          // Refused, before anything ran, with the registry's reason (unless the transport
+          // itself is refused first, for what this machine lacks).
+          EXPECT_LT(d, 0.0) << what << ": ran although the registry says " << why;
+          const bool ring_refusal = skip.find(std::string("ring strategy ") + strategy.name) != std::string::npos &&
+                                    skip.find(why) != std::string::npos;
+          if (ring_refusal && test::world_rank() == 0) std::printf("[ NOT RUN  ] %s: %s\n", what.c_str(), skip.c_str());
+          EXPECT_TRUE(ring_refusal || test::expected_transport_refusal(what, skip)) << what << ": refusal: " << skip;
+          continue;
+        }
         if (d < 0) {  // only what this machine may lack is acceptable, and said aloud
           EXPECT_TRUE(test::expected_transport_refusal(what, skip)) << what << ": unexpected refusal: " << skip;
           continue;

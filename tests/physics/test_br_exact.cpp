@@ -1,7 +1,9 @@
 // Exact Birkhoff–Rott solver: the distributed ring-pass sum against a serial all-pairs triple
-// loop written here from MODEL.md §7 and DECISIONS.md (weights and images per profile), both
-// ring strategies, periodic and free, on every rank count the test runs with; the two-point
-// formula (VALIDATION O9c); a flat sheet with one mode (O9a: u_tan = 0, u3 = −½ c_H |k| ψ).
+// loop written here from MODEL.md §7 and DECISIONS.md (weights and images per profile), every
+// ring strategy of comm/ring/registry, periodic and free, on every rank count the test runs
+// with; the strategies against each other, bitwise (one call and full high-order runs); the
+// two-point formula (VALIDATION O9c); a flat sheet with one mode (O9a: u_tan = 0,
+// u3 = −½ c_H |k| ψ).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,6 +75,7 @@ std::array<double, 3> serial_br(const app::RunConfig& c, int ti, int tj) {
 struct Result {
   double err = 0, scale = 0;  // max |u − u_serial|, max |u_serial| over all ranks
   std::vector<double> u;      // this rank's owned velocities
+  comm::PatternStats ring;    // this rank's "ring" bytes and messages
 };
 
 Result run_case(const Case& k) {
@@ -124,6 +127,7 @@ Result run_case(const Case& k) {
                 mesh.decomposition().owned(origin).extent(1);
     }
     EXPECT_EQ(sent, expect);
+    r.ring = ps;
   }
   return r;
 }
@@ -132,10 +136,11 @@ Result run_case(const Case& k) {
 
 TEST(ExactBR, DistributedRingEqualsSerialAllPairsForEveryProfileBoundaryAndStrategy) {
   std::vector<Case> cases;
-  for (const char* profile : {"consistent", "beatnik"})
-    for (const char* boundary : {"periodic", "free"})
-      for (const char* strategy : {"overlap", "blocking"}) cases.push_back({profile, boundary, strategy, 14});
-  cases.push_back({"consistent", "periodic", "overlap", 13, 2});  // 5x5 centred images, odd N
+  for (const std::string& strategy : test::ring_strategies()) {
+    for (const char* profile : {"consistent", "beatnik"})
+      for (const char* boundary : {"periodic", "free"}) cases.push_back({profile, boundary, strategy, 14});
+    cases.push_back({"consistent", "periodic", strategy, 13, 2});  // 5x5 centred images, odd N
+  }
   for (const auto& k : cases) {
     const Result r = run_case(k);
     EXPECT_GT(r.scale, 0.0);
@@ -144,13 +149,45 @@ TEST(ExactBR, DistributedRingEqualsSerialAllPairsForEveryProfileBoundaryAndStrat
   }
 }
 
-TEST(ExactBR, BlockingAndOverlapRingsGiveTheSameSums) {
+// Every strategy visits the blocks in the same order, so the sums are bitwise those of the
+// first strategy (blocking), and the ring counts the same bytes and messages.
+TEST(ExactBR, EveryRingStrategyGivesBitwiseTheSameSumsAndBytes) {
+  const std::vector<std::string> names = test::ring_strategies();
+  ASSERT_GE(names.size(), 4u) << "blocking, overlap, persistent and rma all run on the host";
   for (const char* boundary : {"periodic", "free"}) {
-    const Result a = run_case({"consistent", boundary, "overlap", 15});
-    const Result b = run_case({"consistent", boundary, "blocking", 15});
-    double d = 0;
-    for (size_t k = 0; k < a.u.size(); ++k) d = std::max(d, std::fabs(a.u[k] - b.u[k]));
-    EXPECT_TRUE(test::all_ranks(d <= 1e-15 * a.scale)) << boundary << ": " << d;
+    const Result a = run_case({"consistent", boundary, names[0], 15});
+    for (std::size_t n = 1; n < names.size(); ++n) {
+      const Result b = run_case({"consistent", boundary, names[n], 15});
+      long differ = 0;
+      for (size_t k = 0; k < a.u.size(); ++k) differ += a.u[k] != b.u[k];
+      EXPECT_TRUE(test::all_ranks(differ == 0 && a.u.size() == b.u.size()))
+          << boundary << ": " << names[n] << " differs from " << names[0] << " in " << differ << " velocities";
+      bool same = a.ring.calls == b.ring.calls;
+      for (int l = 0; l < 3; ++l) same = same && a.ring.bytes[l] == b.ring.bytes[l] && a.ring.messages[l] == b.ring.messages[l];
+      EXPECT_TRUE(test::all_ranks(same)) << boundary << ": " << names[n] << " counted other ring bytes or messages";
+    }
+  }
+}
+
+// Whole high-order runs (every stage of every step calls the ring again, so persistent
+// requests and windows are reused): every strategy bitwise equal to the first, periodic and
+// the reference's free roll-up.
+TEST(ExactBR, FullHighOrderRunWithEveryRingStrategyEqualsBlocking) {
+  const std::vector<std::string> names = test::ring_strategies();
+  ASSERT_EQ(names[0], "blocking");
+  app::Options periodic = test::small_options(16);
+  periodic.order = "high";
+  periodic.magnitude = 0.2;
+  for (app::Options o : {periodic, test::readme_example2_options(16)}) {
+    o.br_strategy = names[0];
+    const auto ref = test::run_and_gather(o, 3);
+    if (test::world_rank() == 0) EXPECT_EQ(ref.size(), 5u * 16 * 16);
+    for (std::size_t n = 1; n < names.size(); ++n) {
+      o.br_strategy = names[n];
+      const auto run = test::run_and_gather(o, 3);
+      EXPECT_TRUE(test::all_ranks(run == ref)) << o.profile << "/" << o.boundary << ": " << names[n]
+                                               << " run differs from " << names[0];
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
+#include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/io/state_csv.hpp"
 
 namespace beatnik::test {
@@ -130,6 +131,13 @@ std::vector<std::string> migrate_strategies() {
   std::vector<std::string> names;
   for (const auto& e : comm::migrate::registry())
     if (e.unavailable().empty()) names.push_back(e.name);
+  return names;
+}
+
+std::vector<std::string> ring_strategies(comm::TransportKind transport) {
+  std::vector<std::string> names;
+  for (const auto& e : comm::ring::registry())
+    if (e.unavailable(transport).empty()) names.push_back(e.name);
   return names;
 }
 

@@ -11,6 +11,7 @@
 
 #include "beatnik/app/problem.hpp"
 #include "beatnik/app/simulation.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/fft/fft_options.hpp"
 
 namespace beatnik::test {
@@ -64,6 +65,10 @@ bool expected_transport_refusal(const std::string& what, const std::string& why)
 
 // Names of the migration strategies this build and MPI library can run (the registry's).
 std::vector<std::string> migrate_strategies();
+
+// Names of the ring-pass strategies (comm/ring/registry) that can move blocks over `transport`,
+// in registry order: the test matrix of the exact solver picks up a new strategy by itself.
+std::vector<std::string> ring_strategies(comm::TransportKind transport = comm::TransportKind::Host);
 
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);

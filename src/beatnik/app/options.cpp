@@ -4,6 +4,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
+#include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/build_info.hpp"
 
 namespace beatnik::app {
@@ -43,7 +44,9 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("-S,--solver", o.solver, "exact or cutoff")->group(R);
   app.add_option("-c,--cutoff", o.cutoff, "Cutoff radius of the cutoff solver")->group(R);
   app.add_option("--br-images", o.br_images, "Periodic images K: (2K+1)^2 images centred on the nearest one (consistent profile; beatnik uses the fixed 3x3 block)")->group(R);
-  app.add_option("--br-strategy", o.br_strategy, "Ring pass of the exact solver: overlap (non-blocking, double-buffered) or blocking (Sendrecv per round)")->group(R);
+  std::string ring_help = "Ring pass of the exact solver (default overlap):\n" + comm::ring::strategy_help();
+  ring_help.pop_back();  // the last line's newline: CLI11 adds its own
+  app.add_option("--br-strategy", o.br_strategy, ring_help)->group(R);
   app.add_option("--spatial-partition", o.spatial_partition, "Cutoff solver's spatial cells: uniform (equal boxes) or balanced (cuts at the particles' quantiles, recomputed every call)")->group(R);
   app.add_option("--migrate-strategy", o.migrate_strategy, "How the cutoff solver's particles, ghosts and velocities travel: " + comm::migrate::strategy_names())->group(R);
   app.add_option("--load-snapshot", o.load_snapshot, "Cutoff solver: steps whose full per-rank load the results file keeps (e.g. 80,340)")->delimiter(',')->group(R);

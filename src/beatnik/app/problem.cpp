@@ -7,6 +7,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
+#include "beatnik/comm/ring/registry.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -63,6 +64,32 @@ mesh::Geometry make_geometry(Profile profile, bool periodic, int n, double B) {
   return g;
 }
 
+namespace {
+
+// --br-strategy: a name in the ring registry that can use the transport the options name (with
+// -x cuda and --gpu-transport auto, the ring pass checks the transport chosen at start-up).
+std::string ring_strategy(const Options& o, const RunConfig& c) {
+  try {
+    comm::ring::find_strategy(o.br_strategy);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--br-strategy: ") + e.what());
+  }
+  const bool ring = c.model.order != model::Order::Low && o.solver == "exact";
+  if (!ring || (c.space == exec::Space::Device && o.gpu_transport == "auto")) return o.br_strategy;
+  const comm::TransportKind t = c.space == exec::Space::Host ? comm::TransportKind::Host
+                                : o.gpu_transport == "staged" ? comm::TransportKind::Staged
+                                : o.gpu_transport == "cuda-aware" ? comm::TransportKind::CudaAware
+                                                                  : comm::TransportKind::Nccl;
+  try {
+    comm::ring::find_strategy(o.br_strategy, t);
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--br-strategy: ") + e.what());
+  }
+  return o.br_strategy;
+}
+
+}  // namespace
+
 RunConfig make_run_config(const Options& o, int ranks) {
   RunConfig c;
   c.options = o;
@@ -80,8 +107,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   else throw InputError("unknown order '" + o.order + "' (-O low, medium or high)");
   require(o.solver == "exact" || o.solver == "cutoff",
           "unknown solver '" + o.solver + "' (-S exact or cutoff)");
-  require(o.br_strategy == "overlap" || o.br_strategy == "blocking",
-          "unknown --br-strategy '" + o.br_strategy + "' (overlap or blocking)");
   require(mesh::parse_spatial_partition(o.spatial_partition, c.model.br.partition),
           "unknown --spatial-partition '" + o.spatial_partition + "' (uniform or balanced)");
   try {
@@ -109,6 +134,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.gpu_id = o.gpu_id.value_or(-1);
   if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id))
     c.warnings.push_back("--gpu-transport and --gpu-id are ignored on a host run (-x host)");
+  c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
 
@@ -187,7 +213,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.model.mu = o.mu * h;
   c.model.epsilon = o.epsilon * h;
   // Birkhoff–Rott quadrature and images per profile (DECISIONS.md).
-  c.model.br.strategy = o.br_strategy == "blocking" ? comm::RingStrategy::Blocking : comm::RingStrategy::Overlap;
   // Cutoff solver: every image of every source within c (DECISIONS.md), the reference's float32
   // neighbour test in the beatnik profile.
   c.model.br.cutoff_solver = o.solver == "cutoff" && c.model.order != model::Order::Low;

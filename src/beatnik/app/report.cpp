@@ -82,7 +82,7 @@ json config_json(const Simulation& sim) {
   j["solver"] = o.solver;
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
-    j["br"] = {{"strategy", comm::to_string(b.strategy)},
+    j["br"] = {{"strategy", b.ring_strategy},
                {"images", b.centred ? fmt::format("{0}x{0} centred on the nearest image", 2 * b.images + 1)
                                     : std::string("fixed 3x3 block")},
                {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
@@ -269,7 +269,7 @@ void print_banner(const Simulation& sim) {
                  b.cutoff, b.float32_test ? "float32" : "double", b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy);
     else
-      fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, comm::to_string(b.strategy),
+      fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, b.ring_strategy,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
                  b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");

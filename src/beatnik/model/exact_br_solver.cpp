@@ -18,7 +18,7 @@ ExactBRSolver::ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
   images_.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images_.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
   n_ = mesh.layout().owned_count();
-  ring_ = std::make_unique<comm::RingPass>(mesh.grid().comm(), 6 * n_, space, settings.strategy,
+  ring_ = std::make_unique<comm::RingPass>(mesh.grid().comm(), 6 * n_, space, settings.ring_strategy,
                                            mesh.locality(), stats, timers, "br.exact", mesh.transport());
   acc_ = exec::Buffer<double>(space, 3 * n_);
   if (space == exec::Space::Device) partial_ = exec::Buffer<double>(space, size_t(kBRMaxSplits) * 3 * n_);

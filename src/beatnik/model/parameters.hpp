@@ -2,7 +2,6 @@
 // Physical and numerical parameters of one Z-model run, already in solver units.
 #include <string>
 
-#include "beatnik/comm/ring_strategy.hpp"
 #include "beatnik/mesh/geometry.hpp"
 #include "beatnik/mesh/spatial_decomposition.hpp"
 #include "beatnik/model/br_kernel.hpp"
@@ -16,7 +15,7 @@ inline const char* to_string(Order o) {
 
 // Birkhoff–Rott solver choices (DECISIONS.md: per profile).
 struct BRSettings {
-  comm::RingStrategy strategy = comm::RingStrategy::Overlap;
+  std::string ring_strategy = "overlap";  // exact solver: a name in comm/ring/registry
   int images = 1;          // K: (2K+1)² periodic images per pair
   bool centred = true;     // centre the block on the nearest image (consistent); else fixed at 0
   int simpson_len = 0;     // > 0: Simpson-3/8 weights with this length (beatnik); 0: uniform/trapezoid
