@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/build_info.hpp"
 
@@ -59,6 +60,10 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
                  "How halo and FFT-reshape bytes travel on -x cuda: staged (via pinned host memory), "
                  "cuda-aware (device buffers to MPI), nccl, or auto (nccl with one GPU per rank and "
                  "several ranks, else cuda-aware if MPI supports it, else staged)")
+      ->group(X);
+  app.add_option("--halo-strategy", o.halo_strategy,
+                 "How the halo exchanges' messages travel over MPI (not with --gpu-transport nccl):\n" +
+                     comm::halo::strategy_help())
       ->group(X);
   app.add_option("--gpu-id", o.gpu_id,
                  "GPU every rank uses (default: BEATNIK_GPU_ID if set, else node-local rank modulo "
