@@ -65,6 +65,9 @@ bool expected_transport_refusal(const std::string& what, const std::string& why)
 // Names of the migration strategies this build and MPI library can run (the registry's).
 std::vector<std::string> migrate_strategies();
 
+// Names of the halo strategies this MPI library can run on the host (the registry's).
+std::vector<std::string> halo_strategies();
+
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);
 
