@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,11 +58,13 @@ inline int int_count(long n, const Setup& s) {
   return static_cast<int>(n);
 }
 
-// Frees MPI objects a strategy made, unless MPI is already finalized (then they are gone).
+// May a destructor free the MPI objects a strategy made? Not after MPI_Finalize (they are gone),
+// and not while an exception unwinds this rank alone: a collective free (MPI_Win_free) would
+// wait there for ranks that never come, where the program should reach MPI_Abort instead.
 inline bool mpi_alive() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  return !finalized;
+  return !finalized && std::uncaught_exceptions() == 0;
 }
 
 }  // namespace beatnik::comm::halo
