@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "beatnik/base/timers.hpp"
@@ -128,5 +130,37 @@ TEST(HaloStrategies, EveryPhaseIsTimedOncePerExchange) {
       ASSERT_NE(it, timers.stats().end()) << s << " " << phase;
       EXPECT_EQ(it->second.calls, kExchanges) << s << " " << phase;
     }
+  }
+}
+
+// A strategy must not overwrite a receive buffer its owner has not read yet. Strategy level, on
+// a ring of the world's ranks (two messages to each side; on 2 ranks both sides are one rank,
+// which repeats): rank 0 dawdles after every finish() before reading its receive buffer, while
+// the others hurry on to the next exchange with new data. The ghosts rank 0 reads must still be
+// the ones of the exchange it finished.
+TEST(HaloStrategies, NoExchangeOverwritesGhostsNotYetRead) {
+  const int P = test::world_size(), me = test::world_rank();
+  if (P == 1) GTEST_SKIP() << "a lone rank only copies to itself";
+  constexpr long kCount = 1000;
+  const int right = (me + 1) % P, left = (me + P - 1) % P;
+  std::vector<double> send(2 * kCount), recv(2 * kCount);
+  comm::halo::Setup setup{MPI_COMM_WORLD, {}, {}, send.data(), recv.data(), 2 * kCount, 2 * kCount, "ring"};
+  // Tag: the sender's side (0 right, 1 left); the message from the left was sent rightwards.
+  setup.sends = {{right, 0, 0, kCount}, {left, 1, kCount, kCount}};
+  setup.recvs = {{left, 0, 0, kCount}, {right, 1, kCount, kCount}};
+  auto sent = [](int k, int from, int side, long e) { return 1e6 * k + 1e3 * from + 10.0 * side + 1e-4 * e; };
+  for (const std::string& name : test::halo_strategies()) {
+    auto strategy = comm::halo::find_strategy(name).make(setup);
+    bool ok = true;
+    for (int k = 0; k < 4; ++k) {
+      for (int side = 0; side < 2; ++side)
+        for (long e = 0; e < kCount; ++e) send[side * kCount + e] = sent(k, me, side, e);
+      strategy->start();
+      strategy->finish();
+      if (me == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      for (long e = 0; e < kCount; ++e)
+        ok = ok && recv[e] == sent(k, left, 0, e) && recv[kCount + e] == sent(k, right, 1, e);
+    }
+    EXPECT_TRUE(test::all_ranks(ok)) << name << ": ghosts changed before they were read";
   }
 }
