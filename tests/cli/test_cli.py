@@ -59,6 +59,10 @@ bad_inputs = [
      "ring strategy rma cannot move blocks over the cuda-aware transport"),
     (["-O", "high", "-x", "cuda", "--gpu-transport", "nccl", "--br-strategy", "persistent"],
      "ring strategy persistent cannot move blocks over the nccl transport"),
+    (["--halo-strategy", "carrier-pigeon"], "unknown halo strategy"),
+    # NCCL replaces the MPI halo strategy: a non-default one is refused, not ignored (checked
+    # before the device is touched, so it runs on any build).
+    (["-x", "cuda", "--gpu-transport", "nccl", "--halo-strategy", "rma-lock"], "gpu-transport nccl"),
     (["--load-snapshot", "0"], "load-snapshot"),
     (["--load-snapshot", "x"], "load-snapshot"),
     (["-m", "nan"], "magnitude"),
@@ -225,6 +229,21 @@ for strategy in ["blocking", "overlap", "persistent", "rma"]:
           str(doc["communication"].get("ring")))
     max_z[strategy] = doc["checksums"]["max_z3"]
 check("ring strategies agree", len(set(max_z.values())) == 1, str(max_z))
+# A non-default halo strategy: carried into the results' config and banner, its phases timed.
+p = run(["-n", "16", "-t", "2", "--halo-strategy", "rma-pscw", "--results", results])
+check("halo strategy run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    check("halo strategy config", doc["config"].get("halo_strategy") == "rma-pscw", str(doc["config"].get("halo_strategy")))
+    check("halo strategy banner", "strategy rma-pscw" in p.stdout, p.stdout[:600])
+    regions = doc["timers"]["regions"]
+    for r in ["halo.state", "halo.V"]:
+        for phase in ["pack", "post", "wait", "unpack"]:
+            check(f"halo phase timer {r}.{phase}", f"{r}.{phase}" in regions, str(sorted(regions)))
+p = run(["--help"])
+if p is not None:
+    for name in ["isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"]:
+        check(f"help lists halo strategy {name}", name in p.stdout, "")
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/io/state_csv.hpp"
@@ -138,6 +139,13 @@ std::vector<std::string> ring_strategies(comm::TransportKind transport) {
   std::vector<std::string> names;
   for (const auto& e : comm::ring::registry())
     if (e.unavailable(transport).empty()) names.push_back(e.name);
+  return names;
+}
+
+std::vector<std::string> halo_strategies() {
+  std::vector<std::string> names;
+  for (const auto& e : comm::halo::registry())
+    if (e.unavailable(comm::TransportKind::Host).empty()) names.push_back(e.name);
   return names;
 }
 

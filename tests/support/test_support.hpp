@@ -70,6 +70,9 @@ std::vector<std::string> migrate_strategies();
 // in registry order: the test matrix of the exact solver picks up a new strategy by itself.
 std::vector<std::string> ring_strategies(comm::TransportKind transport = comm::TransportKind::Host);
 
+// Names of the halo strategies this MPI library can run on the host (the registry's).
+std::vector<std::string> halo_strategies();
+
 // Sub-communicator of the first k world ranks (MPI_COMM_NULL on the others).
 MPI_Comm first_ranks(int k);
 

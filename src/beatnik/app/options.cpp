@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/build_info.hpp"
@@ -57,11 +58,17 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--max-stretch", o.max_stretch, "Stop the run where the local mesh stretch det(h)^(1/4) exceeds this (0 = never)")->group(S);
 
   const char* X = "Execution";
+  std::string halo_help = comm::halo::strategy_help();
+  halo_help.pop_back();  // the last line's newline: CLI11 ends the entry itself
   app.add_option("-x,--exec", o.exec, "Where kernels run: host (synonyms serial, openmp, threads) or cuda")->group(X);
   app.add_option("--gpu-transport", o.gpu_transport,
                  "How halo and FFT-reshape bytes travel on -x cuda: staged (via pinned host memory), "
                  "cuda-aware (device buffers to MPI), nccl, or auto (nccl with one GPU per rank and "
                  "several ranks, else cuda-aware if MPI supports it, else staged)")
+      ->group(X);
+  app.add_option("--halo-strategy", o.halo_strategy,
+                 "How the halo exchanges' messages travel over MPI (not with --gpu-transport nccl):\n" +
+                     halo_help)
       ->group(X);
   app.add_option("--gpu-id", o.gpu_id,
                  "GPU every rank uses (default: BEATNIK_GPU_ID if set, else node-local rank modulo "

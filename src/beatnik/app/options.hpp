@@ -45,6 +45,7 @@ struct Options {
   // Execution
   std::string exec = "host";
   std::string gpu_transport = "auto";
+  std::string halo_strategy = "isend";
   std::optional<int> gpu_id;
   // FFT
   int heffte = 6;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 
@@ -131,6 +132,17 @@ RunConfig make_run_config(const Options& o, int ranks) {
           "unknown --gpu-transport '" + o.gpu_transport + "' (staged, cuda-aware, nccl or auto)");
   require(!o.gpu_id || *o.gpu_id >= 0, "--gpu-id must be a GPU number (0, 1, ...)");
   c.gpu_transport = o.gpu_transport;
+  // The halo strategy, against the transport asked for (auto is settled in app/simulation.cpp,
+  // where the same check runs again on the transport chosen).
+  try {
+    const bool nccl = c.space == exec::Space::Device && o.gpu_transport == "nccl";
+    comm::halo::find_strategy(o.halo_strategy, nccl ? comm::TransportKind::Nccl : comm::TransportKind::Host);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--halo-strategy: ") + e.what());
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--halo-strategy: ") + e.what());
+  }
+  c.model.halo_strategy = o.halo_strategy;
   c.gpu_id = o.gpu_id.value_or(-1);
   if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id))
     c.warnings.push_back("--gpu-transport and --gpu-id are ignored on a host run (-x host)");

@@ -7,6 +7,7 @@
 
 #include "beatnik/app/memory_check.hpp"
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/exec/device_clock.hpp"
 #include "beatnik/model/initial_conditions.hpp"
 #include "beatnik/model/state.hpp"
@@ -56,6 +57,16 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
     exec::fence(exec::Space::Device);  // creates the context, so it is not counted below
     exec::device_memory(free_before, total);
     transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, choose_transport(*ctx_, config, gpu_id_));
+    // The halo strategy against the transport chosen (auto may have taken NCCL): refused on
+    // every rank alike, before the exchanges are built.
+    try {
+      comm::halo::find_strategy(config.model.halo_strategy, transport_->kind());
+    } catch (const NotAvailable& e) {
+      throw NotAvailable(std::string("--halo-strategy: ") + e.what() +
+                         (config.gpu_transport == "auto" ? " (--gpu-transport auto chose " +
+                                                               std::string(comm::to_string(transport_->kind())) + ")"
+                                                         : std::string()));
+    }
     timers_.set_device_clock(exec::make_cuda_event_clock());
     // Over NCCL every reshape is one grouped send/receive: say so in the plan and the results.
     if (transport_->uses_nccl() && config_.fft.algorithm != comm::ExchangeAlgorithm::Nccl) {

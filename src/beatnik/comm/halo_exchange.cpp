@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
 namespace beatnik::comm {
@@ -48,7 +48,7 @@ BEATNIK_HOST_DEVICE inline void locate(const HaloRegions& r, int ncomp, long k, 
 
 HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern,
                            int ncomp, exec::Space space, std::vector<int> locality,
-                           CommStats* stats, std::string name, Transport* transport)
+                           CommStats* stats, std::string name, Transport* transport, HaloRun run)
     : grid_(grid),
       layout_(layout),
       pattern_(pattern),
@@ -57,7 +57,9 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
       locality_(std::move(locality)),
       stats_(stats),
       name_(std::move(name)),
-      transport_(transport ? transport : &basic_transport(space)) {
+      transport_(transport ? transport : &basic_transport(space)),
+      strategy_name_(std::move(run.strategy)),
+      timers_(run.timers) {
   if (transport_->space() != space) throw Error("halo exchange: transport and field live in different spaces");
   if (ncomp < 1 || ncomp > ComponentSet::max) throw Error("halo exchange: bad component count");
   if (pattern.depth > layout.g) throw Error("halo exchange: depth exceeds ghost layers");
@@ -112,67 +114,84 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   }
   for (int r = 0; r < recv_.n; ++r)
     if (!recv_used[r]) remote_recv_.push_back(r);
+  // Refused alike on every rank: the transport and the name are the same everywhere.
+  const halo::StrategyEntry& entry = halo::find_strategy(strategy_name_, transport_->kind());
+  const std::string region = run.region.empty() ? name_ : run.region;
+  t_pack_ = region + ".pack";
+  t_post_ = region + ".post";
+  t_wait_ = region + ".wait";
+  t_unpack_ = region + ".unpack";
+  if (transport_->uses_nccl()) return;
+  // Staging buffers are allocated once here, so the strategy's requests and windows can point
+  // at them for the exchange's lifetime.
   if (transport_->kind() == TransportKind::Staged) {
     send_host_.reserve(std::max<long>(total, 1) * sizeof(double));
     recv_host_.reserve(std::max<long>(total, 1) * sizeof(double));
+    mpi_send_ = reinterpret_cast<const double*>(send_host_.data());
+    mpi_recv_ = reinterpret_cast<double*>(recv_host_.data());
+  } else {
+    mpi_send_ = send_buf_.data();
+    mpi_recv_ = recv_buf_.data();
   }
+  halo::Setup setup{grid.comm(), {}, {}, mpi_send_, mpi_recv_, total, total, name_};
+  for (int s : remote_send_)
+    setup.sends.push_back(halo::Link{send_peer_[s], send_tag_[s], send_.offset[s] * ncomp_,
+                                     (send_.offset[s + 1] - send_.offset[s]) * ncomp_});
+  for (int r : remote_recv_)
+    setup.recvs.push_back(halo::Link{recv_peer_[r], recv_tag_[r], recv_.offset[r] * ncomp_,
+                                     (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_});
+  strategy_ = entry.make(setup);
 }
+
+HaloExchange::~HaloExchange() = default;
 
 void HaloExchange::start(const ComponentSet& comps) {
   if (comps.n != ncomp_) throw Error("halo exchange '" + name_ + "': component count mismatch");
   const long total = send_.offset[send_.n] * ncomp_;
-  const HaloRegions regions = send_;
-  const GhostedLayout L = layout_;
-  const ComponentSet cs = comps;
-  const int nc = ncomp_;
   double* buf = send_buf_.data();
-  exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
-    int c, i, j;
-    locate(regions, nc, k, c, i, j);
-    buf[k] = cs.p[c][L.index(i, j)];
-  });
-
-  MPI_Comm comm = grid_.comm();
-  pending_ = 0;
+  {
+    Timers::Scope t(timers_, t_pack_);
+    const HaloRegions regions = send_;
+    const GhostedLayout L = layout_;
+    const ComponentSet cs = comps;
+    const int nc = ncomp_;
+    exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
+      int c, i, j;
+      locate(regions, nc, k, c, i, j);
+      buf[k] = cs.p[c][L.index(i, j)];
+    });
+  }
   if (stats_) {
     for (int s = 0; s < send_.n; ++s) stats_->add_message(name_, locality_[send_peer_[s]], send_msg_[s].bytes);
     stats_->add_call(name_);
   }
+  Timers::Scope t(timers_, t_post_);
   if (transport_->uses_nccl()) {  // queued on the device; finish() needs no wait
-    transport_->nccl_exchange(comm, buf, send_msg_, send_.n, recv_buf_.data(), recv_msg_, recv_.n);
+    transport_->nccl_exchange(grid_.comm(), buf, send_msg_, send_.n, recv_buf_.data(), recv_msg_, recv_.n);
     return;
   }
-  if (remote_send_.empty() && remote_recv_.empty()) return;  // all self: finish() copies
-  const size_t bytes = static_cast<size_t>(total) * sizeof(double);
-  const double* sendp = static_cast<const double*>(transport_->mpi_send_buffer(buf, bytes, send_host_));
-  double* recvp = static_cast<double*>(transport_->mpi_recv_buffer(recv_buf_.data(), bytes, recv_host_));
-  mpi_recv_ = recvp;
-  for (int r : remote_recv_) {
-    const long n = (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_;
-    check_mpi(MPI_Irecv(recvp + recv_.offset[r] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
-                        recv_peer_[r], recv_tag_[r], comm, &requests_[pending_++]),
-              "MPI_Irecv (halo)");
+  // Staged: the packed buffer goes to its pinned copy; cuda-aware: the packing kernel finishes.
+  if (!remote_send_.empty()) {
+    const size_t bytes = static_cast<size_t>(total) * sizeof(double);
+    if (transport_->mpi_send_buffer(buf, bytes, send_host_) != mpi_send_)
+      throw Error("halo exchange '" + name_ + "': the transport moved the MPI send buffer");
   }
-  for (int s : remote_send_) {
-    const long n = (send_.offset[s + 1] - send_.offset[s]) * ncomp_;
-    check_mpi(MPI_Isend(sendp + send_.offset[s] * ncomp_, static_cast<int>(n), MPI_DOUBLE,
-                        send_peer_[s], send_tag_[s], comm, &requests_[pending_++]),
-              "MPI_Isend (halo)");
-  }
+  strategy_->start();  // every rank, every exchange: collective strategies need all of them
 }
 
 void HaloExchange::finish(const ComponentSet& comps) {
   const long total = recv_.offset[recv_.n] * ncomp_;
   if (!transport_->uses_nccl()) {
-    if (pending_ > 0) {
-      check_mpi(MPI_Waitall(pending_, requests_, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
-      pending_ = 0;
+    Timers::Scope t(timers_, t_wait_);
+    strategy_->finish();
+    if (!remote_recv_.empty())
       transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
-    }
-    // After the staged copy-back, which would overwrite them.
+  }
+  Timers::Scope t(timers_, t_unpack_);
+  // After the staged copy-back, which would overwrite them.
+  if (!transport_->uses_nccl())
     for (const SelfCopy& c : self_)
       exec::copy(recv_buf_.data() + c.to, space_, send_buf_.data() + c.from, space_, c.count);
-  }
   const HaloRegions regions = recv_;
   const GhostedLayout L = layout_;
   const ComponentSet cs = comps;

@@ -1,15 +1,20 @@
 #pragma once
 // Ghost-layer exchange of a 2D block-decomposed field with its 8 (or 4) neighbours.
 // Split phase (start, finish) so that later strategies can overlap it with computation.
+// The exchange packs, copies messages to itself, stages through the transport and unpacks;
+// how the other messages travel over MPI is a strategy (comm/halo/registry.hpp).
 #include <mpi.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "beatnik/base/ghosted_layout.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/comm/cart_grid.hpp"
 #include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/halo/halo_strategy.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 
@@ -37,11 +42,23 @@ struct HaloRegions {
   long offset[9] = {};  // element offset of region r for one component; offset[n] = total
 };
 
+// How an exchange runs and is measured.
+struct HaloRun {
+  std::string strategy = "isend";  // MPI strategy by registry name (comm/halo/registry.hpp)
+  Timers* timers = nullptr;        // when set, phases are timed as <region>.pack, .post, .wait, .unpack
+  std::string region;              // e.g. "halo.state" (the caller times the whole exchange under it)
+};
+
 class HaloExchange {
  public:
+  // Collective over the grid (the strategy may make requests, communicators or windows).
   HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern, int ncomp,
                exec::Space space, std::vector<int> locality, CommStats* stats, std::string name,
-               Transport* transport = nullptr);
+               Transport* transport = nullptr, HaloRun run = {});
+  // Collective too when the strategy holds windows.
+  ~HaloExchange();
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
 
   void start(const ComponentSet& comps);
   void finish(const ComponentSet& comps);
@@ -51,6 +68,7 @@ class HaloExchange {
   }
 
   const std::string& name() const { return name_; }
+  const std::string& strategy() const { return strategy_name_; }
   long bytes_per_exchange() const { return send_.offset[send_.n] * ncomp_ * long(sizeof(double)); }
 
  private:
@@ -70,6 +88,8 @@ class HaloExchange {
   exec::Buffer<double> send_buf_, recv_buf_;
   // Staged transport: pinned host copies of the buffers, allocated once.
   PinnedBuffer send_host_, recv_host_;
+  // Where MPI reads and writes (the buffers above or their pinned copies), fixed once made.
+  const double* mpi_send_ = nullptr;
   double* mpi_recv_ = nullptr;
   // MPI transports: messages a rank sends itself (periodic wrap on a grid of extent 1) are
   // copied within its own memory, never through MPI or the host; only the rest go to MPI.
@@ -78,8 +98,10 @@ class HaloExchange {
   };
   std::vector<SelfCopy> self_;
   std::vector<int> remote_send_, remote_recv_;
-  MPI_Request requests_[16];
-  int pending_ = 0;
+  std::string strategy_name_;
+  std::unique_ptr<halo::Strategy> strategy_;  // null with NCCL, which replaces it
+  Timers* timers_;
+  std::string t_pack_, t_post_, t_wait_, t_unpack_;  // phase region names
 };
 
 }  // namespace beatnik::comm

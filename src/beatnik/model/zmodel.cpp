@@ -15,9 +15,10 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
       params_(params),
       timers_(timers),
       halo_state_(mesh.grid(), mesh.layout(), comm::HaloPattern{mesh::kGhosts, true}, kStateComps,
-                  space, mesh.locality(), stats, "halo", mesh.transport()),
+                  space, mesh.locality(), stats, "halo", mesh.transport(),
+                  comm::HaloRun{params.halo_strategy, timers, "halo.state"}),
       halo_v_(mesh.grid(), mesh.layout(), comm::HaloPattern{mesh::kGhosts, false}, 1, space,
-              mesh.locality(), stats, "halo", mesh.transport()),
+              mesh.locality(), stats, "halo", mesh.transport(), comm::HaloRun{params.halo_strategy, timers, "halo.V"}),
       boundary_(mesh, space),
       v_(space, mesh.layout(), 1),
       bad_(space, 1) {
