@@ -60,7 +60,7 @@ struct HostDevicePair {
 HostDevicePair host_and_device(const app::Options& base, const std::string& transport, double perturb = 0.0);
 
 // GPU tests: is `why` (a transport's refusal) one this machine may legitimately give (MPI not
-// CUDA-aware, ranks sharing a GPU, no NCCL)? Rank 0 prints "[ NOT RUN  ] what: why" when so.
+// CUDA-aware, ranks sharing a GPU, no NCCL, no RMA window over this memory)? Rank 0 prints "[ NOT RUN  ] what: why" when so.
 bool expected_transport_refusal(const std::string& what, const std::string& why);
 
 // Names of the migration strategies this build and MPI library can run (the registry's).

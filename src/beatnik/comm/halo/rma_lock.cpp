@@ -33,7 +33,11 @@ class RmaLock final : public Strategy {
     if (lone_rank(s)) return;  // no message for MPI: start() and finish() find nothing to do
     data_ = receive_window(s);
     long* base = nullptr;
-    const int err = MPI_Win_allocate(2 * kLinks * sizeof(long), sizeof(long), MPI_INFO_NULL, s.comm, &base, &flags_);
+    int err;
+    {
+      ReturnMpiErrors returned(s.comm);  // a refusal is agreed on every rank below
+      err = MPI_Win_allocate(2 * kLinks * sizeof(long), sizeof(long), MPI_INFO_NULL, s.comm, &base, &flags_);
+    }
     flags_ = agreed_window(err, flags_, s.comm, "MPI_Win_allocate of the flags");
     for (int k = 0; k < 2 * kLinks; ++k) base[k] = 0;  // before any rank can touch them
     check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, data_), "MPI_Win_lock_all (halo)");

@@ -54,7 +54,11 @@ RemoteSlots remote_slots(const Setup& s) {
 MPI_Win receive_window(const Setup& s, MPI_Info info) {
   MPI_Win win = MPI_WIN_NULL;
   const MPI_Aint bytes = static_cast<MPI_Aint>(s.recv_size) * static_cast<MPI_Aint>(sizeof(double));
-  const int err = MPI_Win_create(s.recv, bytes, sizeof(double), info, s.comm, &win);
+  int err;
+  {
+    ReturnMpiErrors returned(s.comm);  // a refusal is agreed on every rank below
+    err = MPI_Win_create(s.recv, bytes, sizeof(double), info, s.comm, &win);
+  }
   return agreed_window(err, win, s.comm, "MPI_Win_create over the receive buffer");
 }
 

@@ -34,7 +34,11 @@ class Rma final : public Strategy {
     MPI_Info_create(&info);
     MPI_Info_set(info, "no_locks", "true");  // PSCW only: no passive-target epochs
     const MPI_Aint bytes = MPI_Aint(2 * s.capacity) * MPI_Aint(sizeof(double));
-    const int err = MPI_Win_create(s.wire, bytes, sizeof(double), info, s.comm, &win_);
+    int err;
+    {
+      ReturnMpiErrors returned(s.comm);  // a refusal is handled below, agreed on every rank
+      err = MPI_Win_create(s.wire, bytes, sizeof(double), info, s.comm, &win_);
+    }
     MPI_Info_free(&info);
     // A library without one-sided support for this memory refuses here; say so on every rank.
     int ok = err == MPI_SUCCESS, all = 0;
