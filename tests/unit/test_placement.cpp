@@ -71,26 +71,33 @@ TEST(Placement, LinearIsIdentity) {
   for (int r = 0; r < 6; ++r) EXPECT_EQ(c[r], r);
 }
 
-// 8 ranks, 2 per node, 4 x 2 grid, square rank boxes: blocks of 2 x 1 or 1 x 2 tie in
-// perimeter (3 ranks each); the tie goes to the shorter a, so 1 x 2: node n = row n, which
-// is the linear map itself.
+// 8 ranks, 2 per node, 4 x 2 grid, counted in ranks: a 1 x 2 block spans the grid's width, so
+// its only edges are across i (2 x 1 ranks long) against 1 + 2 for a 2 x 1 block. Node n = row
+// n: the linear map itself.
 TEST(Placement, NodeBlocksEightRanksTwoPerNodeSquareBoxes) {
   const auto c = pl::node_blocks({4, 2}, nodes_of(8, 2));
   EXPECT_EQ(c, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(pl::node_block_shape({4, 2}, 2, {1, 1}), (std::array<int, 2>{1, 2}));
 }
 
-// The same grid on a 16 x 16 mesh: a rank owns 4 x 8 nodes, so a 2 x 1 block (8 + 8 nodes of
-// half-perimeter) beats 1 x 2 (4 + 16). Node n takes column n % 2 of rows 2(n / 2), 2(n / 2) + 1:
-// cells (0,0),(1,0) | (0,1),(1,1) | (2,0),(3,0) | (2,1),(3,1).
+// The same grid on a 16 x 16 mesh: a rank owns 4 x 8 nodes. 1 x 2: edge 2 x 8 = 16 mesh nodes
+// across i, none across j (the block spans Py); 2 x 1: 8 across i + 2 x 4 across j = 16. A tie
+// of the same squareness: the shorter a, rows again. (test_placement_accounting counts the
+// same halo bytes for both.)
 TEST(Placement, NodeBlocksEightRanksTwoPerNodeMeshShaped) {
-  EXPECT_EQ(pl::node_block_shape({4, 2}, 2, {4, 8}), (std::array<int, 2>{2, 1}));
-  const auto c = pl::node_blocks({4, 2}, nodes_of(8, 2), {4, 8});
-  EXPECT_EQ(c, (std::vector<int>{0, 2, 1, 3, 4, 6, 5, 7}));
+  EXPECT_EQ(pl::node_block_shape({4, 2}, 2, {4, 8}), (std::array<int, 2>{1, 2}));
+  EXPECT_EQ(pl::node_blocks({4, 2}, nodes_of(8, 2), {4, 8}), pl::linear(8));
+  // Boxes of 8 x 2 nodes: 1 x 2 has edge 2 x 2 = 4, 2 x 1 has 2 + 2 x 8 = 18: rows. Boxes of
+  // 2 x 8: 1 x 2 has 2 x 8 = 16, 2 x 1 has 8 + 2 x 2 = 12: columns, node n on cells
+  // (2m, j), (2m+1, j) with m = n / 2, j = n % 2.
+  EXPECT_EQ(pl::node_block_shape({4, 2}, 2, {8, 2}), (std::array<int, 2>{1, 2}));
+  EXPECT_EQ(pl::node_block_shape({4, 2}, 2, {2, 8}), (std::array<int, 2>{2, 1}));
+  EXPECT_EQ(pl::node_blocks({4, 2}, nodes_of(8, 2), {2, 8}), (std::vector<int>{0, 2, 1, 3, 4, 6, 5, 7}));
 }
 
-// 2 x 4 grid, 4 per node, square mesh (8 x 4 nodes per rank): 2 x 2 and 1 x 4 tie in
-// perimeter (24 nodes); the squarer 2 x 2 wins. Linear would give rows (1 x 4).
+// 2 x 4 grid, 4 per node, square mesh (8 x 4 nodes per rank): 1 x 4 (edge 4 x 4 = 16 across
+// i) and 2 x 2 (edge 2 x 8 = 16 across j; none across i, the block spans Px) tie; the squarer
+// 2 x 2 wins (it keeps corners inside). Linear gives rows (1 x 4).
 TEST(Placement, NodeBlocksTwoByFourFourPerNode) {
   const auto c = pl::node_blocks({2, 4}, nodes_of(8, 4), {8, 4});
   EXPECT_EQ(c, (std::vector<int>{0, 1, 4, 5, 2, 3, 6, 7}));

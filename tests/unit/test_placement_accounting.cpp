@@ -12,10 +12,11 @@
 //   Per rank 2·128 + 2·64 + 4·32 = 512 B; 8 ranks: 4096 B, none to itself.
 //   linear: node n holds ranks 2n, 2n+1 = cells (n, 0), (n, 1), a grid row. On the node: the
 //     two j-faces, 128 B per rank -> 1024 B; off: 3072 B.
-//   node-blocks: 2 x 1 blocks (half-perimeter 2·4 + 8 = 16 mesh nodes beats 4 + 2·8 = 20):
-//     node = cells (2m, j), (2m+1, j). On the node: one i-face, 128 B per rank -> 1024 B;
-//     off: 3072 B. The same bytes as linear: on this grid a rank has one node partner either
-//     way, reached by one 128 B face or by two 64 B faces.
+//   node-blocks: 1 x 2 (edge 2·8 = 16 mesh nodes) and 2 x 1 (8 + 2·4 = 16) tie; the shorter
+//     a wins, 1 x 2: the linear map. 2 x 1 blocks (given as a file: node = cells (2m, j),
+//     (2m+1, j)) count the same: one i-face on the node, 128 B per rank -> 1024 B; off 3072 B.
+//     On this grid a rank has one node partner either way, reached by one 128 B face or by
+//     two 64 B faces.
 //   file (scattered): node n's two ranks on cells that are not neighbours, (i, j) and
 //     (i+2, 1-j): nothing on the node, 4096 B off.
 // Case B: grid 2 x 4, 4 ranks per node. A rank owns 8 x 4 nodes (ni = 8, nj = 4) and sends
@@ -52,6 +53,8 @@ struct Bytes {
   long self = 0, on = 0, off = 0;
 };
 
+// Node n's ranks 2n, 2n+1 on cells (2m, j), (2m+1, j), m = n / 2, j = n % 2: 2 x 1 blocks.
+constexpr const char* kColumnPairs = "0 0 0\n1 1 0\n2 0 1\n3 1 1\n4 2 0\n5 3 0\n6 2 1\n7 3 1\n";
 // Node n's ranks 2n, 2n+1 on cells (i, j) and (i+2, 1-j) of the 4 x 2 grid: never neighbours.
 constexpr const char* kScattered = "0 0 0\n1 2 1\n2 0 1\n3 2 0\n4 1 0\n5 3 1\n6 1 1\n7 3 0\n";
 
@@ -102,6 +105,9 @@ TEST(PlacementAccounting, FourByTwoTwoPerNode) {
   EXPECT_EQ(nb.self, 0);
   EXPECT_EQ(nb.on, 1024);
   EXPECT_EQ(nb.off, 3072);
+  const Bytes cols = halo_bytes({4, 2}, 2, "file:columns", kColumnPairs);
+  EXPECT_EQ(cols.on, 1024);
+  EXPECT_EQ(cols.off, 3072);
   const Bytes sc = halo_bytes({4, 2}, 2, "file:scattered", kScattered);
   EXPECT_EQ(sc.on, 0);
   EXPECT_EQ(sc.off, 4096);

@@ -17,15 +17,17 @@
 namespace beatnik::comm::placement {
 
 std::array<int, 2> node_block_shape(std::array<int, 2> dims, int node_size, std::array<double, 2> rank_extent) {
-  // Least perimeter in mesh nodes; ties: the squarer block in ranks, then the shorter a.
+  // Least edge towards other nodes, in mesh nodes: a block as tall as the grid (or as wide) has
+  // no edge in that dimension (periodic wrap onto itself, or the mesh's boundary). Ties: the
+  // squarer block in ranks (it keeps more corner messages inside), then the shorter a.
   struct Pick {
     bool exact;
-    double perimeter;
+    double edge;
     int skew, a, b;
   };
   auto better = [](const Pick& p, const Pick& q) {
     if (p.exact != q.exact) return p.exact;
-    if (p.perimeter != q.perimeter) return p.perimeter < q.perimeter;
+    if (p.edge != q.edge) return p.edge < q.edge;
     if (p.skew != q.skew) return p.skew < q.skew;
     return p.a < q.a;
   };
@@ -34,7 +36,8 @@ std::array<int, 2> node_block_shape(std::array<int, 2> dims, int node_size, std:
   for (int a = 1; a <= std::min(s, dims[0]); ++a) {
     const int b = (s + a - 1) / a;
     const bool exact = s % a == 0 && dims[0] % a == 0 && b <= dims[1] && dims[1] % b == 0;
-    const Pick p{exact, a * rank_extent[0] + b * rank_extent[1], std::abs(a - b), a, b};
+    const double edge = (a < dims[0] ? b * rank_extent[1] : 0.0) + (b < dims[1] ? a * rank_extent[0] : 0.0);
+    const Pick p{exact, edge, std::abs(a - b), a, b};
     if (better(p, best)) best = p;
   }
   return {best.a, best.b};

@@ -36,8 +36,8 @@ const char* name(Policy p);
 std::vector<int> linear(int ranks);
 
 // Per-node blocks of the grid. node_of_rank: node index of every rank (0..nodes-1).
-// rank_extent: the mesh nodes one rank owns per dimension, so that "square" means square in
-// the mesh (least perimeter, hence least halo crossing the node boundary); {1, 1}: in ranks.
+// rank_extent: the mesh nodes one rank owns per dimension, so that "square" means least edge
+// towards other nodes in mesh nodes (hence least halo crossing it); {1, 1}: in ranks.
 std::vector<int> node_blocks(std::array<int, 2> dims, const std::vector<int>& node_of_rank,
                              std::array<double, 2> rank_extent = {1.0, 1.0});
 // The a x b block (in grid cells) node_blocks gives a node of `node_size` ranks: a exactly
