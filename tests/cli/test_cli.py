@@ -97,6 +97,7 @@ bad_inputs = [
     (["--placement", "hilbert"], "unknown --placement 'hilbert'"),
     (["--placement", "file:"], "needs the path"),
     (["--placement", "file:/nonexistent-dir/map.txt"], "cannot open the map file"),
+    (["--placement", "file:" + maps], "is a directory"),
     (["--placement", map_file("syntax.txt", "0 0 0\n1 x 0\n")], "line 2: expected 'rank i j'"),
     (["--placement", map_file("dup.txt", "0 0 0\n1 0 0\n")], "line 2: coordinate (0, 0) is given twice"),
     (["--placement", map_file("range.txt", "0 0 0\n1 5 0\n")], "line 2: coordinate (5, 0) is outside"),

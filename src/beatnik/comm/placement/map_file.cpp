@@ -2,6 +2,7 @@
 // mistake is reported where it is, before any rank communicates.
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -58,6 +59,8 @@ std::vector<int> read_map(std::istream& in, const std::string& source, std::arra
 
 std::vector<int> read_map_file(const std::string& path, std::array<int, 2> dims) {
   const std::string source = "--placement file:" + path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(source + ": is a directory, not a map file");
   std::ifstream in(path);
   if (!in) throw InputError(source + ": cannot open the map file (" + std::strerror(errno) + ")");
   return read_map(in, source, dims);
