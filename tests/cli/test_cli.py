@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import resource
+import shutil
 import sys
 import tempfile
 
@@ -27,6 +28,16 @@ def run(opts, ranks=2, timeout=120):
 tmp = tempfile.mkdtemp(prefix="beatnik-cli-")
 results = os.path.join(tmp, "r.json")
 state = os.path.join(tmp, "s.csv")
+
+# Placement map files for 2 ranks (grid 2x1), kept out of `tmp` (which must stay empty).
+maps = tempfile.mkdtemp(prefix="beatnik-cli-maps-")
+
+
+def map_file(name, text):
+    path = os.path.join(maps, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return "file:" + path
 
 # (options, text expected in the one error message)
 bad_inputs = [
@@ -94,6 +105,17 @@ bad_inputs = [
     (["-F", "1", "-o", "/nonexistent-dir/out"], "cannot be created"),
     (["--checkpoint-every", "-1"], "checkpoint-every"),
     (["--async-output", "--hdf5-mode", "collective"], "async-output"),
+    (["--placement", "hilbert"], "unknown --placement 'hilbert'"),
+    (["--placement", "file:"], "needs the path"),
+    (["--placement", "file:/nonexistent-dir/map.txt"], "cannot open the map file"),
+    (["--placement", "file:" + maps], "is a directory"),
+    (["--placement", map_file("syntax.txt", "0 0 0\n1 x 0\n")], "line 2: expected 'rank i j'"),
+    (["--placement", map_file("dup.txt", "0 0 0\n1 0 0\n")], "line 2: coordinate (0, 0) is given twice"),
+    (["--placement", map_file("range.txt", "0 0 0\n1 5 0\n")], "line 2: coordinate (5, 0) is outside"),
+    (["--placement", map_file("missing.txt", "1 0 0\n")], "rank(s) missing (0)"),
+    (["--ranks-per-node", "0"], "--ranks-per-node must be 1 or more"),
+    (["--ranks-per-node", "-2"], "--ranks-per-node must be 1 or more"),
+    (["--ranks-per-node", "x"], "ranks-per-node"),
 ]
 
 for opts, expect in bad_inputs:
@@ -244,6 +266,30 @@ p = run(["--help"])
 if p is not None:
     for name in ["isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"]:
         check(f"help lists halo strategy {name}", name in p.stdout, "")
+# Placement: the map and nodes in the banner and results, the counted bytes following the
+# nodes (--ranks-per-node 1: no rank shares a node, so nothing is on-node), and the results
+# written when grid rank 0 is not the first rank (the reversed map on 2 ranks).
+for ranks, placement in ((3, "node-blocks"), (3, "random"), (2, map_file("rev.txt", "0 1 0\n1 0 0\n"))):
+    name = f"placement {placement} on {ranks} ranks"
+    p = run(["-n", "16", "-t", "2", "--placement", placement, "--ranks-per-node", "1", "--results", results],
+            ranks=ranks)
+    check(name + " exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is None or p.returncode != 0:
+        continue
+    check(name + " banner", "placement   " in p.stdout and "map         rank:(i,j)node" in p.stdout, p.stdout[:800])
+    check(name + " results written once", p.stdout.count("results written to") == 1, p.stdout[-300:])
+    doc = json.load(open(results))
+    pl = doc["decomposition"]["placement"]
+    coords = [tuple(c) for c in pl["coords_of_rank"]]
+    grid = doc["decomposition"]["grid"]
+    check(name + " map is a permutation", sorted(coords) == [(i, j) for i in range(grid[0]) for j in range(grid[1])],
+          str(coords))
+    check(name + " nodes", pl["nodes_from"] == "ranks-per-node" and pl["node_of_rank"] == list(range(ranks)), str(pl))
+    for pat, c in doc["communication"].items():
+        check(f"{name} {pat} nothing on-node", c["bytes_total"]["on_node"] == 0 and c["bytes_total"]["off_node"] > 0,
+              str(c["bytes_total"]))
+    if placement.startswith("file:"):
+        check(name + " reversed map", coords == [(1, 0), (0, 0)], str(coords))
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 
@@ -260,4 +306,5 @@ if p is not None:
         check("blow-up results status", doc["status"] == "failed" and "step" in doc["message"], doc["status"])
     check("blow-up state written", os.path.exists(state), "")
 
+shutil.rmtree(maps, ignore_errors=True)
 check.finish()

@@ -176,7 +176,9 @@ int run(int argc, char** argv, int rank, int size) {
   }
   auto doc = app::results_document(sim, outcome, args);
   const auto io_report = files.report();
-  if (rank == 0) {
+  // The reports are complete on grid rank 0, which --placement may give to any rank.
+  const bool writer = sim.mesh().grid().rank() == 0;
+  if (writer) {
     doc["io"] = io_report;
     doc["steps"]["first"] = sim.first_step();
     if (opts.input) doc["input"] = {{"file", *opts.input}, {"kind", input.checkpoint ? "checkpoint" : "surface"}};
@@ -188,7 +190,7 @@ int run(int argc, char** argv, int rank, int size) {
         io::write_json_file(opts.results, doc);
         written = true;
       } catch (const WriteError& e) {
-        say_error(e.what());
+        fmt::print(stderr, "beatnik: error: {}\n", e.what());
         code = app::kExitWriteFailed;
       }
     }
@@ -196,7 +198,7 @@ int run(int argc, char** argv, int rank, int size) {
     app::print_io_summary(doc["io"]);
     if (written) fmt::print("results written to {}\n", opts.results);
   }
-  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&code, 1, MPI_INT, 0, sim.mesh().grid().comm());
   return code;
 }
 

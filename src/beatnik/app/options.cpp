@@ -32,6 +32,15 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("-b,--boundary", o.boundary, "Boundary: periodic or free")->group(M);
   app.add_option("-w,--weak-scale", o.weak_scale, "Weak-scaling factor W: n and B grow by sqrt(W)")->group(M);
   app.add_option("--ranks-grid", o.ranks_grid, "Process grid PxQ (default: MPI_Dims_create)")->group(M);
+  app.add_option("--placement", o.placement,
+                 "Which rank takes which grid cell: linear (MPI's order), cart (MPI_Cart_create's reorder), "
+                 "node-blocks (each node a compact block), random (seeded), file:PATH (lines 'rank i j')")
+      ->group(M);
+  app.add_option("--placement-seed", o.placement_seed, "Seed of --placement random (default 1)")->group(M);
+  app.add_option("--ranks-per-node", o.ranks_per_node,
+                 "Treat ranks r/K as one node for placement and on-/off-node accounting (default: the "
+                 "machine's nodes, MPI_Comm_split_type)")
+      ->group(M);
 
   const char* Y = "Physics and model";
   app.add_option("-O,--order", o.order, "Model order: low, medium, high")->group(Y);

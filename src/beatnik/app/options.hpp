@@ -23,6 +23,9 @@ struct Options {
   std::string boundary = "periodic";
   int weak_scale = 1;
   std::string ranks_grid;
+  std::string placement = "linear";
+  std::optional<std::uint64_t> placement_seed;
+  std::optional<int> ranks_per_node;
   // Physics and model
   std::string order = "low";
   double atwood = 0.5;

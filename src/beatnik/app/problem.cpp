@@ -217,6 +217,16 @@ RunConfig make_run_config(const Options& o, int ranks) {
                 std::to_string(d) + " but only " + std::to_string(c.geometry.nodes[d]) +
                 " nodes; each rank needs at least 2 nodes per dimension (use a larger -n or another --ranks-grid)");
 
+  // Placement: every rank reads and checks a map file itself, so all agree without talking.
+  require(!o.ranks_per_node || *o.ranks_per_node >= 1,
+          "--ranks-per-node must be 1 or more (got " + std::to_string(o.ranks_per_node.value_or(0)) + ")");
+  c.ranks_per_node = o.ranks_per_node.value_or(0);
+  c.placement = comm::placement::parse(o.placement, o.placement_seed.value_or(comm::placement::kDefaultSeed));
+  if (c.placement.policy == comm::placement::Policy::File)
+    c.placement.file_cells = comm::placement::read_map_file(c.placement.path, c.procs);
+  if (o.placement_seed && c.placement.policy != comm::placement::Policy::Random)
+    c.warnings.push_back("--placement-seed applies to --placement random");
+
   // Physics
   c.model.atwood = o.atwood;
   c.model.max_stretch = o.max_stretch;

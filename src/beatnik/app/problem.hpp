@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "beatnik/app/options.hpp"
+#include "beatnik/comm/placement/placement.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/fft/fft_options.hpp"
 #include "beatnik/mesh/geometry.hpp"
@@ -24,6 +25,8 @@ struct RunConfig {
   double half_width = 0;  // B after weak scaling
   mesh::Geometry geometry;
   std::array<int, 2> procs{1, 1};
+  comm::placement::Options placement;  // the file's map already read and checked
+  int ranks_per_node = 0;              // 0: the machine's nodes
   model::ModelParameters model;
   model::InitialCondition initial;
   double tau = 0, dt = 0;

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "beatnik/app/load_report.hpp"
+#include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
@@ -134,9 +135,11 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   dec["nodes"] = sim.config().geometry.nodes;
   json jb = json::array();
   for (const auto& b : boxes) jb.push_back({b.lo[0], b.hi[0], b.lo[1], b.hi[1]});
-  dec["owned_boxes"] = jb;
+  dec["owned_boxes"] = jb;  // per grid rank, i.e. per cell i * Py + j
+  // Ranks as mpiexec numbers them; placement.grid_rank_of_rank leads to their boxes.
   dec["node_of_rank"] = sim.context().node_of_rank();
   dec["node_count"] = sim.context().node_count();
+  dec["placement"] = placement_json(sim);
   doc["decomposition"] = dec;
 
   // Timer regions: per-step seconds on each rank, then min / median / max over ranks.
@@ -216,9 +219,9 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     MPI_Allreduce(MPI_IN_PLACE, &dev, 1, MPI_DOUBLE, MPI_MAX, c);
     perf["device_bytes_max_rank"] = dev;
     perf["device_bytes_per_node_max_rank"] = dev_per_node;
-    std::vector<int> gpus(sim.mesh().grid().size());
+    std::vector<int> gpus(sim.context().size());  // per rank as mpiexec numbers them, like node_of_rank
     const int g = sim.gpu_id();
-    MPI_Gather(&g, 1, MPI_INT, gpus.data(), 1, MPI_INT, 0, c);
+    MPI_Allgather(&g, 1, MPI_INT, gpus.data(), 1, MPI_INT, sim.context().comm());
     doc["decomposition"]["gpu_of_rank"] = gpus;
   }
   perf["max_rss_bytes_max_rank"] = rss;
@@ -252,7 +255,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
 }
 
 void print_banner(const Simulation& sim) {
-  if (sim.mesh().grid().rank() != 0) return;
+  if (sim.context().rank() != 0) return;  // as the progress lines: the first rank mpiexec started
   const RunConfig& c = sim.config();
   const auto& g = c.geometry;
   fmt::print("beatnik: Z-model, {} order, profile {}\n", model::to_string(c.model.order), to_string(c.profile));
@@ -260,6 +263,7 @@ void print_banner(const Simulation& sim) {
              c.options.boundary, c.half_width, c.half_width, c.options.weak_scale);
   fmt::print("  ranks       {} as {} x {}, {} node(s), exec {} ({} thread(s) per rank)\n", sim.mesh().grid().size(),
              c.procs[0], c.procs[1], sim.context().node_count(), exec::to_string(c.space), exec::host_threads());
+  fmt::print("{}", placement_banner(sim));
   fmt::print("  physics     A = {:g}, g = {:g} ({:g} g's), M = {:g} (mu = {:.6g}), e = {:g} (eps = {:.6g}), p = {:g}\n",
              c.model.atwood, c.model.gravity, c.options.gravity, c.options.mu, c.model.mu, c.options.epsilon,
              c.model.epsilon, c.model.metric_power);

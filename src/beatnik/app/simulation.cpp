@@ -18,7 +18,7 @@ namespace {
 // Do all ranks have a GPU of their own? (NCCL refuses two ranks on one GPU.) Collective.
 bool one_gpu_per_rank(const comm::Context& ctx, int gpu) {
   std::vector<int> all(2 * ctx.size());
-  const int mine[2] = {ctx.node_of_rank()[ctx.rank()], gpu};
+  const int mine[2] = {ctx.machine_node_of_rank()[ctx.rank()], gpu};
   MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, ctx.comm());
   for (int a = 0; a < ctx.size(); ++a)
     for (int b = a + 1; b < ctx.size(); ++b)
@@ -47,7 +47,7 @@ comm::TransportKind choose_transport(const comm::Context& ctx, const RunConfig& 
 }  // namespace
 
 Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config) {
-  ctx_ = std::make_unique<comm::Context>(comm);
+  ctx_ = std::make_unique<comm::Context>(comm, config.ranks_per_node);
   size_t total = 0;
   size_t& free_before = device_free_before_;
   if (config.space == exec::Space::Device) {
@@ -80,7 +80,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
     transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, comm::TransportKind::Host);
   }
   check_memory_fits(*ctx_, config, free_before);  // before anything large is allocated
-  mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs, transport_.get());
+  mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs, transport_.get(), config.placement);
   state_ = mesh::Field(config.space, mesh_->layout(), model::kStateComps);
   model::initialize_state(*mesh_, config.initial, state_);
   model_ = std::make_unique<model::ZModel>(*mesh_, config.space, config.model, config_.fft, &stats_, &timers_);
@@ -139,7 +139,7 @@ void Simulation::step() {
     int owner = 0;
     const auto boxes = mesh_->decomposition().all_owned();
     for (int r = 0; r < static_cast<int>(boxes.size()); ++r)
-      if (boxes[r].contains(gi, gj)) owner = r;
+      if (boxes[r].contains(gi, gj)) owner = mesh_->grid().parent_rank_of_grid()[r];  // as mpiexec numbers it
     const int kind = static_cast<int>(bad % 4);
     const std::string what = kind == model::kBadNonFinite ? "a non-finite value"
                              : kind == model::kBadTangled ? "a tangled surface (det h <= 0)"

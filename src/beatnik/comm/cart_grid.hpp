@@ -1,8 +1,12 @@
 #pragma once
 // The 2D Cartesian process grid of the surface mesh and each rank's 8 neighbours.
+// Grid ranks are row-major cells (rank g sits at (g / Py, g % Py)); which parent rank takes
+// which cell is the placement (comm/placement/placement.hpp). Everything on the mesh talks
+// over comm() and numbers ranks in it.
 #include <mpi.h>
 
 #include <array>
+#include <vector>
 
 namespace beatnik::comm {
 
@@ -16,10 +20,16 @@ constexpr std::array<int, 2> direction_offset(int d) {
   return {k / 3 - 1, k % 3 - 1};
 }
 
+// Which parent rank takes which cell.
+struct GridOrder {
+  bool mpi_reorder = false;        // MPI_Cart_create(reorder = 1): MPI's choice
+  std::vector<int> cell_of_rank;   // else: the cell (i * Py + j) of every parent rank; empty: rank r, cell r
+};
+
 class CartGrid {
  public:
-  // Builds a Cartesian communicator over `parent` (rank order kept: reorder = 0).
-  CartGrid(MPI_Comm parent, std::array<int, 2> dims, std::array<bool, 2> periodic);
+  // Builds a Cartesian communicator over `parent` with the cells `order` gives. Collective.
+  CartGrid(MPI_Comm parent, std::array<int, 2> dims, std::array<bool, 2> periodic, const GridOrder& order = {});
   ~CartGrid();
   CartGrid(const CartGrid&) = delete;
   CartGrid& operator=(const CartGrid&) = delete;
@@ -33,6 +43,9 @@ class CartGrid {
   std::array<bool, 2> periodic() const { return periodic_; }
   // Rank of the neighbour in direction d (direction_index), or MPI_PROC_NULL.
   int neighbor(int d) const { return neighbors_[d]; }
+  // The placement that resulted: grid rank (= cell) of every parent rank, and back.
+  const std::vector<int>& grid_rank_of_parent() const { return grid_of_parent_; }
+  const std::vector<int>& parent_rank_of_grid() const { return parent_of_grid_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -41,6 +54,7 @@ class CartGrid {
   std::array<int, 2> coords_{0, 0};
   std::array<bool, 2> periodic_{true, true};
   std::array<int, 8> neighbors_{};
+  std::vector<int> grid_of_parent_, parent_of_grid_;
 };
 
 }  // namespace beatnik::comm

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <map>
 
+#include "beatnik/base/error.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::comm {
 
-Context::Context(MPI_Comm comm) : comm_(comm) {
+Context::Context(MPI_Comm comm, int ranks_per_node) : comm_(comm), ranks_per_node_(ranks_per_node) {
+  if (ranks_per_node < 0) throw Error("ranks per node must be 1 or more (0: the machine's nodes)");
   check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
 
@@ -26,9 +28,16 @@ Context::Context(MPI_Comm comm) : comm_(comm) {
   for (int l : leaders) dense.emplace(l, 0);
   int k = 0;
   for (auto& [l, id] : dense) id = k++;
-  node_count_ = k;
-  node_of_.resize(size_);
-  for (int r = 0; r < size_; ++r) node_of_[r] = dense[leaders[r]];
+  machine_node_of_.resize(size_);
+  for (int r = 0; r < size_; ++r) machine_node_of_[r] = dense[leaders[r]];
+  if (ranks_per_node > 0) {
+    node_of_.resize(size_);
+    for (int r = 0; r < size_; ++r) node_of_[r] = r / ranks_per_node;
+    node_count_ = (size_ + ranks_per_node - 1) / ranks_per_node;
+  } else {
+    node_of_ = machine_node_of_;
+    node_count_ = k;
+  }
 
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;

@@ -6,6 +6,7 @@
 #include "beatnik/base/ghosted_layout.hpp"
 #include "beatnik/comm/cart_grid.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/placement/placement.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/decomposition.hpp"
 #include "beatnik/mesh/geometry.hpp"
@@ -17,13 +18,15 @@ inline constexpr int kGhosts = 2;  // halo depth the 4th-order stencils need
 class SurfaceMesh {
  public:
   // `transport` moves the bytes of every pattern on this mesh (null: host or staged by space).
+  // `placement`: which rank takes which cell of the process grid (over ctx's nodes).
   SurfaceMesh(const comm::Context& ctx, const Geometry& geom, std::array<int, 2> procs,
-              comm::Transport* transport = nullptr);
+              comm::Transport* transport = nullptr, const comm::placement::Options& placement = {});
 
   const comm::Context& context() const { return ctx_; }
   const Geometry& geometry() const { return geom_; }
   const Decomposition& decomposition() const { return decomp_; }
   const comm::CartGrid& grid() const { return *grid_; }
+  const comm::placement::Options& placement() const { return placement_; }
   comm::Transport* transport() const { return transport_; }
   const Box2& owned() const { return owned_; }
   GhostedLayout layout() const { return GhostedLayout{owned_.extent(0), owned_.extent(1), kGhosts}; }
@@ -38,6 +41,7 @@ class SurfaceMesh {
   const comm::Context& ctx_;
   Geometry geom_;
   Decomposition decomp_;
+  comm::placement::Options placement_;
   std::unique_ptr<comm::CartGrid> grid_;
   Box2 owned_;
   std::vector<int> locality_;
