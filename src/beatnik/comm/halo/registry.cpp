@@ -1,6 +1,6 @@
 #include "beatnik/comm/halo/registry.hpp"
 
-#include <cstdio>
+#include "beatnik/comm/strategy_registry.hpp"
 
 namespace beatnik::comm::halo {
 
@@ -81,26 +81,8 @@ const StrategyEntry& find_strategy(const std::string& name, TransportKind kind) 
   throw InputError("unknown halo strategy '" + name + "': choose " + strategy_names());
 }
 
-std::string strategy_names() {
-  const auto& all = registry();
-  std::string s;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    if (k > 0) s += (k + 1 == all.size()) ? " or " : ", ";
-    s += all[k].name;
-  }
-  return s;
-}
+std::string strategy_names() { return registry_names(registry()); }
 
-std::string strategy_help() {
-  std::string s;
-  for (const StrategyEntry& e : registry()) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "  %-11s ", e.name);
-    s += name;
-    s += e.description;
-    s += '\n';
-  }
-  return s;
-}
+std::string strategy_help() { return registry_help(registry(), 11); }
 
 }  // namespace beatnik::comm::halo

@@ -1,8 +1,7 @@
 #include "beatnik/comm/ring/registry.hpp"
 
-#include <cstdio>
-
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/strategy_registry.hpp"
 
 namespace beatnik::comm::ring {
 
@@ -66,26 +65,8 @@ const StrategyEntry& find_strategy(const std::string& name, TransportKind transp
   return e;
 }
 
-std::string strategy_names() {
-  const auto& all = registry();
-  std::string s;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    if (k > 0) s += (k + 1 == all.size()) ? " or " : ", ";
-    s += all[k].name;
-  }
-  return s;
-}
+std::string strategy_names() { return registry_names(registry()); }
 
-std::string strategy_help() {
-  std::string s;
-  for (const StrategyEntry& e : registry()) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "  %-10s ", e.name);
-    s += name;
-    s += e.description;
-    s += '\n';
-  }
-  return s;
-}
+std::string strategy_help() { return registry_help(registry(), 10); }
 
 }  // namespace beatnik::comm::ring
