@@ -23,12 +23,7 @@ class RmaFence final : public Strategy {
   void start() override {
     if (win_ == MPI_WIN_NULL) return;  // lone rank
     check_mpi(MPI_Win_fence(MPI_MODE_NOPRECEDE, win_), "MPI_Win_fence (halo, open)");
-    for (std::size_t k = 0; k < s_.sends.size(); ++k) {
-      const Link& l = s_.sends[k];
-      const int n = int_count(l.count, s_);
-      check_mpi(MPI_Put(s_.send + l.offset, n, MPI_DOUBLE, l.peer, slots_.send_disp[k], n, MPI_DOUBLE, win_),
-                "MPI_Put (halo)");
-    }
+    for (std::size_t k = 0; k < s_.sends.size(); ++k) put_message(s_, slots_, k, win_);
   }
 
   void finish() override {

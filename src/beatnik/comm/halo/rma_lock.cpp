@@ -92,9 +92,7 @@ class RmaLock final : public Strategy {
         continue;
       }
       const Link& l = s_.sends[k];
-      const int n = int_count(l.count, s_);
-      check_mpi(MPI_Put(s_.send + l.offset, n, MPI_DOUBLE, l.peer, slots_.send_disp[k], n, MPI_DOUBLE, data_),
-                "MPI_Put (halo)");
+      put_message(s_, slots_, k, data_);
       // The data must be complete at the target before the flag says so.
       check_mpi(MPI_Win_flush(l.peer, data_), "MPI_Win_flush (halo)");
       check_mpi(MPI_Accumulate(&exchange_, 1, MPI_LONG, l.peer, kArrived + slots_.send_slot[k], 1, MPI_LONG,

@@ -47,12 +47,7 @@ class RmaPscw final : public Strategy {
     if (!s_.recvs.empty()) check_mpi(MPI_Win_post(origins_, 0, win_), "MPI_Win_post (halo)");
     if (s_.sends.empty()) return;
     check_mpi(MPI_Win_start(targets_, 0, win_), "MPI_Win_start (halo)");
-    for (std::size_t k = 0; k < s_.sends.size(); ++k) {
-      const Link& l = s_.sends[k];
-      const int n = int_count(l.count, s_);
-      check_mpi(MPI_Put(s_.send + l.offset, n, MPI_DOUBLE, l.peer, slots_.send_disp[k], n, MPI_DOUBLE, win_),
-                "MPI_Put (halo)");
-    }
+    for (std::size_t k = 0; k < s_.sends.size(); ++k) put_message(s_, slots_, k, win_);
   }
 
   void finish() override {

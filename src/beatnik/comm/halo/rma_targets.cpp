@@ -87,6 +87,12 @@ bool lone_rank(const Setup& s) {
   return size == 1;
 }
 
+void put_message(const Setup& s, const RemoteSlots& slots, std::size_t k, MPI_Win win) {
+  const Link& l = s.sends[k];
+  const int n = int_count(l.count, s);
+  check_mpi(MPI_Put(s.send + l.offset, n, MPI_DOUBLE, l.peer, slots.send_disp[k], n, MPI_DOUBLE, win), "MPI_Put (halo)");
+}
+
 void free_window(MPI_Win& win) noexcept {
   if (win != MPI_WIN_NULL && mpi_alive()) MPI_Win_free(&win);
   win = MPI_WIN_NULL;

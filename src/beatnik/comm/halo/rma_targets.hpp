@@ -31,6 +31,9 @@ MPI_Win agreed_window(int err, MPI_Win win, MPI_Comm comm, const char* what);
 // strategies make no window there.
 bool lone_rank(const Setup& s);
 
+// MPI_Put of send message k into its slot of the target's receive window (inside an epoch).
+void put_message(const Setup& s, const RemoteSlots& slots, std::size_t k, MPI_Win win);
+
 // Frees `win` unless MPI is finalized. Collective.
 void free_window(MPI_Win& win) noexcept;
 
