@@ -90,6 +90,7 @@ bad_inputs = [
     (["-F", "1", "-o", "/nonexistent-dir/out"], "cannot be created"),
     (["--checkpoint-every", "-1"], "checkpoint-every"),
     (["--async-output", "--hdf5-mode", "collective"], "async-output"),
+    (["--halo-overlap=maybe"], "halo-overlap"),
 ]
 
 for opts, expect in bad_inputs:
@@ -225,6 +226,26 @@ for strategy in ["blocking", "overlap", "persistent", "rma"]:
           str(doc["communication"].get("ring")))
     max_z[strategy] = doc["checksums"]["max_z3"]
 check("ring strategies agree", len(set(max_z.values())) == 1, str(max_z))
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# --halo-overlap: the banner and the results config say so, the halo regions time start and
+# finish apart (twice the calls), and the surface is bitwise the one without overlap.
+runs = {}
+for overlap in (False, True):
+    p = run(["-n", "16", "-t", "2", "--results", results] + (["--halo-overlap"] if overlap else []), ranks=3)
+    check(f"overlap={overlap} run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is None or p.returncode != 0:
+        continue
+    doc = json.load(open(results))
+    check(f"overlap={overlap} config", doc["config"].get("halo_overlap") is overlap, str(doc["config"].get("halo_overlap")))
+    check(f"overlap={overlap} banner", ("halo        overlapped" in p.stdout) == overlap, p.stdout[:900])
+    runs[overlap] = doc
+if len(runs) == 2:
+    calls = {o: runs[o]["timers"]["regions"]["halo.state"]["calls_per_step"] for o in runs}
+    check("overlap times start and finish", calls[True] == 2 * calls[False], str(calls))
+    check("overlap bitwise equal checksums", runs[True]["checksums"] == runs[False]["checksums"],
+          f"{runs[True]['checksums']} vs {runs[False]['checksums']}")
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

@@ -104,6 +104,7 @@ json config_json(const Simulation& sim) {
   j["transport"] = comm::to_string(sim.transport().kind());
   j["transport_description"] = sim.transport().describe();
   j["gpu_transport_option"] = o.gpu_transport;
+  j["halo_overlap"] = c.model.halo_overlap;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
   j["warnings"] = c.warnings;
@@ -282,6 +283,8 @@ void print_banner(const Simulation& sim) {
   const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
   fmt::print("  fft         {} ({})\n", c.fft.describe(),
              overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
+  fmt::print("  halo        {}\n", c.model.halo_overlap ? "overlapped with interior work (--halo-overlap)"
+                                                          : "exchanged before the kernels (no overlap)");
   if (c.space == exec::Space::Device)
     fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible; transport {}\n", sim.gpu_id(),
                exec::device_name(), exec::device_count(), sim.transport().describe());

@@ -46,6 +46,8 @@ struct ModelParameters {
   double metric_power = 0.5;   // p in u_n = −½·R·ϖ / det(h)^p
   // Blow-up guard: the run stops where the local mesh stretch det(h)^(1/4) exceeds this (0: off).
   double max_stretch = 100.0;
+  // Interior work while the halo exchanges are in flight (--halo-overlap; docs/overlap.md).
+  bool halo_overlap = false;
   BRSettings br;
 };
 

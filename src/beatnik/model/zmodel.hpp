@@ -29,6 +29,8 @@ class ZModel {
 
   // Halo exchange and boundary conditions of a state field.
   void gather(const mesh::Field& state);
+  // Boundary conditions of a state field whose halo has arrived (ghosts only).
+  void state_boundary(const mesh::Field& state);
 
   // Health watch since the last reset: LLONG_MAX if all was well, else 4·(i·Ny + j) + kind for
   // the lowest bad global node (i, j), kind one of kBad*.
