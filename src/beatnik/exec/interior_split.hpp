@@ -32,6 +32,16 @@ inline InteriorSplit split_interior(Range2 r, int reach) {
   return s;
 }
 
+// Which nodes of a split block a launch covers.
+enum class Part { All, Interior, Border };
+
+template <class F>
+void parallel_for_part(Space s, Range2 all, const InteriorSplit& split, Part part, F f) {
+  if (part == Part::All) parallel_for(s, all, f);
+  else if (part == Part::Interior) parallel_for(s, split.interior, f);
+  else for (int k = 0; k < split.nborder; ++k) parallel_for(s, split.border[k], f);
+}
+
 template <class F>
 void parallel_for_interior(Space s, const InteriorSplit& split, F f) {
   parallel_for(s, split.interior, f);

@@ -124,12 +124,14 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
                  g2 * s(kZ3, i, j);
   };
   // Low order: the velocity's interior needs no ghosts and no BR, so it overlaps the state
-  // halo too. Medium and high need BR's velocity, and ω (its source) the ghosts: after finish.
+  // halo too. Medium and high need BR's velocity, which needs ω everywhere (its border from
+  // the ghosts): only ω's interior overlaps, the BR solve waits for finish.
   const bool velocity_early = overlap && !br_;
   if (velocity_early) {
     Timers::Scope t(timers_, "zmodel.velocity");
     exec::parallel_for_interior(space_, parts, velocity);
   }
+  if (overlap && br_) omega(state, exec::Part::Interior);
   if (overlap) {
     {
       Timers::Scope t(timers_, "halo.state");
@@ -137,7 +139,7 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
     }
     state_boundary(state);
   }
-  if (br_) birkhoff_rott(state);
+  if (br_) birkhoff_rott(state, overlap);
   {
     Timers::Scope t(timers_, "zmodel.velocity");
     if (velocity_early)
@@ -179,21 +181,25 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
     exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, vorticity);
 }
 
-void ZModel::birkhoff_rott(const mesh::Field& state) {
+void ZModel::birkhoff_rott(const mesh::Field& state, bool omega_interior_done) {
+  omega(state, omega_interior_done ? exec::Part::Border : exec::Part::All);
+  br_->velocity(state, omega_, br_u_);
+}
+
+void ZModel::omega(const mesh::Field& state, exec::Part part) {
   const mesh::FieldView s = state.view(), w = omega_.view();
   const GhostedLayout L = state.layout();
   const long si = L.si();
   const Spacing sp = spacing_;
-  {
-    Timers::Scope t(timers_, "zmodel.omega");
-    exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
-      const long k = L.index(i, j);
-      const double w1 = s(kW1, i, j), w2 = s(kW2, i, j);
-      for (int c = 0; c < 3; ++c)
-        w(c, i, j) = w2 * d_x(s.comp(c) + k, si, sp) - w1 * d_y(s.comp(c) + k, si, sp);
-    });
-  }
-  br_->velocity(state, omega_, br_u_);
+  const exec::Range2 all{0, L.ni, 0, L.nj};
+  Timers::Scope t(timers_, "zmodel.omega");
+  exec::parallel_for_part(space_, all, exec::split_interior(all, kStencilReach), part,
+                          [=] BEATNIK_HOST_DEVICE(int i, int j) {
+                            const long k = L.index(i, j);
+                            const double w1 = s(kW1, i, j), w2 = s(kW2, i, j);
+                            for (int c = 0; c < 3; ++c)
+                              w(c, i, j) = w2 * d_x(s.comp(c) + k, si, sp) - w1 * d_y(s.comp(c) + k, si, sp);
+                          });
 }
 
 void ZModel::reset_health() {

@@ -7,6 +7,7 @@
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
+#include "beatnik/exec/interior_split.hpp"
 #include "beatnik/mesh/boundary.hpp"
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/operators.hpp"
@@ -41,8 +42,11 @@ class ZModel {
   BRSolver* br_solver() const { return br_.get(); }
   size_t buffer_bytes() const;
 
-  // ω from the gathered state, then the BR velocity into br_u_ (public for nvcc's lambdas).
-  void birkhoff_rott(const mesh::Field& state);
+  // ω from the gathered state (its border only when the interior was done while the halo
+  // travelled), then the BR velocity into br_u_ (public for nvcc's lambdas).
+  void birkhoff_rott(const mesh::Field& state, bool omega_interior_done = false);
+  // ω = w2·Dx z − w1·Dy z on the given part of the owned nodes.
+  void omega(const mesh::Field& state, exec::Part part);
 
  private:
   const mesh::SurfaceMesh& mesh_;
