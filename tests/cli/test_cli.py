@@ -116,6 +116,7 @@ bad_inputs = [
     (["--ranks-per-node", "0"], "--ranks-per-node must be 1 or more"),
     (["--ranks-per-node", "-2"], "--ranks-per-node must be 1 or more"),
     (["--ranks-per-node", "x"], "ranks-per-node"),
+    (["--halo-overlap=maybe"], "halo-overlap"),
 ]
 
 for opts, expect in bad_inputs:
@@ -290,6 +291,26 @@ for ranks, placement in ((3, "node-blocks"), (3, "random"), (2, map_file("rev.tx
               str(c["bytes_total"]))
     if placement.startswith("file:"):
         check(name + " reversed map", coords == [(1, 0), (0, 0)], str(coords))
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# --halo-overlap: the banner and the results config say so, the halo regions time start and
+# finish apart (twice the calls), and the surface is bitwise the one without overlap.
+runs = {}
+for overlap in (False, True):
+    p = run(["-n", "16", "-t", "2", "--results", results] + (["--halo-overlap"] if overlap else []), ranks=3)
+    check(f"overlap={overlap} run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is None or p.returncode != 0:
+        continue
+    doc = json.load(open(results))
+    check(f"overlap={overlap} config", doc["config"].get("halo_overlap") is overlap, str(doc["config"].get("halo_overlap")))
+    check(f"overlap={overlap} banner", ("overlapped with interior work" in p.stdout) == overlap, p.stdout[:900])
+    runs[overlap] = doc
+if len(runs) == 2:
+    calls = {o: runs[o]["timers"]["regions"]["halo.state"]["calls_per_step"] for o in runs}
+    check("overlap times start and finish", calls[True] == 2 * calls[False], str(calls))
+    check("overlap bitwise equal checksums", runs[True]["checksums"] == runs[False]["checksums"],
+          f"{runs[True]['checksums']} vs {runs[False]['checksums']}")
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

@@ -1,7 +1,8 @@
 // The whole low-order step on the GPU (-x cuda) against the host (-x host), step by step, on
 // the same ranks and decomposition, in the same process: both profiles, periodic and free
 // boundaries, slab and pencil FFTs, and every GPU transport (staged, cuda-aware, nccl). The
-// GPU result must equal the host result to 1e-12 relative after every step.
+// GPU result must equal the host result to 1e-12 relative after every step; also with
+// --halo-overlap.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,6 +103,28 @@ TEST(GpuVsHost, EveryCaseAndTransportMatchesTheHostStepByStep) {
                                c.exchange + "/" + c.reorder + " n=" + std::to_string(c.nodes) + " transport " + t + " on " +
                                std::to_string(test::world_size()) + " rank(s)";
       if (d < 0) {  // only what this machine may lack is acceptable, and said aloud
+        EXPECT_TRUE(test::expected_transport_refusal(what, skip)) << what << ": unexpected refusal: " << skip;
+        continue;
+      }
+      if (test::world_rank() == 0) std::printf("[ compared ] %s: max rel diff %.3e\n", what.c_str(), d);
+      EXPECT_LE(d, kTolerance) << what;
+    }
+  }
+}
+
+// --halo-overlap on the device (interior kernels and the Riesz transform queued while the
+// halos travel) against the host with overlap (itself bitwise the host without: test_halo_overlap).
+TEST(GpuVsHost, HaloOverlapMatchesTheHostStepByStep) {
+  ASSERT_GT(exec::device_count(), 0);
+  for (const Case& c : {kCases[1], kCases[2]}) {
+    app::Options o = options_for(c);
+    o.halo_overlap = true;
+    for (const char* t : {"staged", "auto"}) {
+      std::string skip;
+      const double d = worst_difference(o, t, skip);
+      const std::string what = std::string("overlap ") + c.profile + "/" + c.boundary + " n=" + std::to_string(c.nodes) +
+                               " transport " + t + " on " + std::to_string(test::world_size()) + " rank(s)";
+      if (d < 0) {
         EXPECT_TRUE(test::expected_transport_refusal(what, skip)) << what << ": unexpected refusal: " << skip;
         continue;
       }

@@ -83,6 +83,10 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
                  "GPU every rank uses (default: BEATNIK_GPU_ID if set, else node-local rank modulo "
                  "the GPUs visible)")
       ->group(X);
+  app.add_flag("--halo-overlap", o.halo_overlap,
+               "Run the interior of the stencil kernels (and the Riesz transform) while the halo "
+               "exchanges are in flight; the border after (same results, bit for bit)")
+      ->group(X);
 
   const char* F = "Distributed FFT (low and medium order)";
   app.add_option("-H,--heffte-configuration", o.heffte, "Reference FFT configuration 0..7 (4 all-to-all, 2 pencils, 1 reorder); the options below override it")->group(F);

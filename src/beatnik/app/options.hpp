@@ -50,6 +50,7 @@ struct Options {
   std::string gpu_transport = "auto";
   std::string halo_strategy = "isend";
   std::optional<int> gpu_id;
+  bool halo_overlap = false;
   // FFT
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;

@@ -230,6 +230,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   // Physics
   c.model.atwood = o.atwood;
   c.model.max_stretch = o.max_stretch;
+  c.model.halo_overlap = o.halo_overlap;
   c.model.gravity = o.gravity * 9.81;
   const double h = std::sqrt(c.geometry.spacing[0] * c.geometry.spacing[1]);
   c.model.mu = o.mu * h;

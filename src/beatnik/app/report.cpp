@@ -107,6 +107,7 @@ json config_json(const Simulation& sim) {
   j["gpu_transport_option"] = o.gpu_transport;
   // NCCL replaces the MPI strategy: the results say what ran.
   j["halo_strategy"] = sim.transport().uses_nccl() ? std::string("nccl") : c.model.halo_strategy;
+  j["halo_overlap"] = c.model.halo_overlap;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
   j["warnings"] = c.warnings;
@@ -288,8 +289,10 @@ void print_banner(const Simulation& sim) {
   const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
   fmt::print("  fft         {} ({})\n", c.fft.describe(),
              overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
-  fmt::print("  halo        {}\n", sim.transport().uses_nccl() ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
-                                                                : "strategy " + c.model.halo_strategy);
+  fmt::print("  halo        {}{}\n",
+             sim.transport().uses_nccl() ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
+                                         : "strategy " + c.model.halo_strategy,
+             c.model.halo_overlap ? ", overlapped with interior work (--halo-overlap)" : ", no overlap");
   if (c.space == exec::Space::Device)
     fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible; transport {}\n", sim.gpu_id(),
                exec::device_name(), exec::device_count(), sim.transport().describe());

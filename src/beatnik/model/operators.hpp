@@ -6,6 +6,9 @@
 
 namespace beatnik::model {
 
+// How far the operators below reach from a node: d_x and d_y two nodes, the Laplacian one.
+inline constexpr int kStencilReach = 2;
+
 struct Spacing {
   double inv12dx, inv12dy, invdxdy;  // 1/(12Δx), 1/(12Δy), 1/(ΔxΔy)
 };

@@ -48,6 +48,8 @@ struct ModelParameters {
   double max_stretch = 100.0;
   // How the halo exchanges' messages travel over MPI (comm/halo/registry.hpp).
   std::string halo_strategy = "isend";
+  // Interior work while the halo exchanges are in flight (--halo-overlap; docs/overlap.md).
+  bool halo_overlap = false;
   BRSettings br;
 };
 

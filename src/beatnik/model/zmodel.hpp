@@ -7,6 +7,7 @@
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
+#include "beatnik/exec/interior_split.hpp"
 #include "beatnik/mesh/boundary.hpp"
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/operators.hpp"
@@ -29,6 +30,8 @@ class ZModel {
 
   // Halo exchange and boundary conditions of a state field.
   void gather(const mesh::Field& state);
+  // Boundary conditions of a state field whose halo has arrived (ghosts only).
+  void state_boundary(const mesh::Field& state);
 
   // Health watch since the last reset: LLONG_MAX if all was well, else 4·(i·Ny + j) + kind for
   // the lowest bad global node (i, j), kind one of kBad*.
@@ -39,8 +42,11 @@ class ZModel {
   BRSolver* br_solver() const { return br_.get(); }
   size_t buffer_bytes() const;
 
-  // ω from the gathered state, then the BR velocity into br_u_ (public for nvcc's lambdas).
-  void birkhoff_rott(const mesh::Field& state);
+  // ω from the gathered state (its border only when the interior was done while the halo
+  // travelled), then the BR velocity into br_u_ (public for nvcc's lambdas).
+  void birkhoff_rott(const mesh::Field& state, bool omega_interior_done = false);
+  // ω = w2·Dx z − w1·Dy z on the given part of the owned nodes.
+  void omega(const mesh::Field& state, exec::Part part);
 
  private:
   const mesh::SurfaceMesh& mesh_;
