@@ -50,6 +50,9 @@ bad_inputs = [
     (["-B", "x"], "bounding-box"),
     (["-t", "0"], "timesteps"),
     (["-t", "1.5"], "timesteps"),
+    (["-t", "4", "--warmup", "4"], "--warmup must be at least 0 and less than the number of steps (4)"),
+    (["-t", "4", "--warmup", "-1"], "--warmup must be at least 0"),
+    (["--warmup", "two"], "warmup"),
     (["-d", "0"], "dt"),
     (["-d", "-0.1"], "dt"),
     (["-p", "0"], "period"),
@@ -210,6 +213,40 @@ if p is not None and p.returncode == 0:
     check("progress printed", "step      3/3" in p.stdout, p.stdout[-300:])
     check("summary printed", "figure of merit" in p.stdout and "Timer regions" in p.stdout, "")
     check("no temp files left", sorted(os.listdir(tmp)) == ["r.json", "s.csv"], str(os.listdir(tmp)))
+    small_doc = doc
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# --warmup: 2 of 6 steps run but are left out; statistics over the 4 measured steps.
+p = run(["-n", "16", "-t", "6", "--warmup", "2", "--results", results])
+check("warmup run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    st = doc["steps"]
+    check("warmup reported", doc["warmup"]["steps"] == 2 and len(doc["warmup"]["step_seconds"]) == 2
+          and doc["warmup"]["seconds"] > 0, str(doc.get("warmup")))
+    check("warmup measured steps", st["done"] == 6 and st["measured"] == 4 and len(st["seconds"]) == 4, str(st))
+    q = st["statistics"]
+    check("warmup quantiles ordered", q["count"] == 4 and q["min"] <= q["p50"] <= q["p90"] <= q["p99"] <= q["max"]
+          and q["min"] == min(st["seconds"]) and q["max"] == max(st["seconds"]), str(q))
+    w = st["window2"]
+    pairs = [a + b for a, b in zip(st["seconds"], st["seconds"][1:])]
+    check("warmup window of two", w["count"] == 3 and abs(w["max"] - max(pairs)) <= 1e-12 * max(pairs)
+          and w["min"] <= w["p50"] <= w["p90"] <= w["p99"] <= w["max"], str(w))
+    check("warmup outliers listed", isinstance(st["outliers"], list)
+          and all(4 > o["step"] - 3 >= 0 and o["seconds"] > q["outlier_threshold"] for o in st["outliers"]),
+          str(st["outliers"]))
+    series = doc["timers"]["series"]
+    check("warmup series lengths", "step" in series and all(len(s) == 4 for s in series.values()),
+          str({k: len(s) for k, s in series.items()}))
+    check("warmup step calls", doc["timers"]["regions"]["step"]["calls_per_step"] == 1.0,
+          str(doc["timers"]["regions"]["step"]))
+    if "small_doc" in globals():
+        check("warmup bytes per step as without warm-up",
+              doc["communication"]["halo"]["bytes_per_step_total"] == small_doc["communication"]["halo"]["bytes_per_step_total"],
+              str(doc["communication"]["halo"]))
+    check("warmup summary", "warm-up               2 step(s)" in p.stdout and "Step time" in p.stdout
+          and "two steps" in p.stdout, p.stdout[-1500:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

@@ -53,7 +53,7 @@ OPTIONS = {
     "--fft-spectrum": st.sampled_from(["intermediate", "input", "x"]),
     "--metric-power": real, "--progress-every": small_int, "-T": real,
     "--hdf5-mode": st.sampled_from(["auto", "blocks", "collective", "x"]),
-    "--checkpoint-keep": small_int,
+    "--checkpoint-keep": small_int, "--warmup": small_int,
 }
 FLAGS = ["--async-output"]
 

@@ -242,6 +242,7 @@ if "refusals" in parts:
         (["-i", ck, "-O", "high"], "-O/--order"),
         (["-i", ck, "-d", "0.001"], "-d/--dt"),
         (["-i", ck, "-t", "2"], "give -t greater than 2"),
+        (["-i", ck, "-t", "4", "--warmup", "2"], "--warmup 2 would leave none to measure"),
         (["-i", os.path.join(tmp, "truncated.h5")], "truncated"),
         (["-i", os.path.join(tmp, "corrupted.h5")], "checksum mismatch"),
         (["-i", os.path.join(tmp, "text.h5")], "not an HDF5 file"),

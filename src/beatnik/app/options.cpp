@@ -64,6 +64,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   const char* S = "Time stepping";
   app.add_option("-t,--timesteps", o.steps, "Number of steps (default: 1.2 tau of simulated time)")->group(S);
   app.add_option("-d,--dt", o.dt, "Time step (default: tau/25 low and medium, tau/50 high)")->group(S);
+  app.add_option("--warmup", o.warmup, "Warm-up steps: the first K steps run but are left out of every timer, byte count and statistic (reported apart)")->group(S);
   app.add_option("--max-stretch", o.max_stretch, "Stop the run where the local mesh stretch det(h)^(1/4) exceeds this (0 = never)")->group(S);
 
   const char* X = "Execution";

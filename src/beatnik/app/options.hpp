@@ -43,6 +43,7 @@ struct Options {
   std::vector<long> load_snapshot;
   // Time stepping
   std::optional<long> steps;
+  long warmup = 0;
   double max_stretch = 100.0;
   std::optional<double> dt;
   // Execution

@@ -270,6 +270,10 @@ RunConfig make_run_config(const Options& o, int ranks) {
   // Default length 1.2 tau: the reference's 2 tau blows up at step 33 (VALIDATION O14).
   c.steps = o.steps ? *o.steps : (c.tau > 0 ? std::lround(1.2 * c.tau / c.dt) : 30);
   if (c.steps < 1) c.steps = 1;
+  require(o.warmup >= 0 && o.warmup < c.steps,
+          "--warmup must be at least 0 and less than the number of steps (" + std::to_string(c.steps) + "), got " +
+              std::to_string(o.warmup));
+  c.warmup = o.warmup;
   // Explicit RK3 is stable for the viscous term while μ·dt·4/(ΔxΔy) ≤ 2.51 (the 9-point
   // Laplacian's most negative eigenvalue is −4/(ΔxΔy)). μ ∝ Δ, so the default τ/25 crosses it
   // near n = 350 at the default box: say so instead of letting the run blow up unexplained.

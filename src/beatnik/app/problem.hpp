@@ -31,6 +31,7 @@ struct RunConfig {
   model::InitialCondition initial;
   double tau = 0, dt = 0;
   long steps = 0;
+  long warmup = 0;  // first steps of this run left out of every statistic (--warmup)
   exec::Space space = exec::Space::Host;
   std::string gpu_transport = "auto";  // staged | cuda-aware | nccl | auto (resolved at run time)
   int gpu_id = -1;                     // -1: by node-local rank (or BEATNIK_GPU_ID)

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "beatnik/app/load_report.hpp"
 #include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
+#include "beatnik/app/step_statistics.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
 
@@ -47,6 +49,40 @@ json min_median_max(std::vector<double> v) {
   const size_t n = v.size();
   const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   return json{{"min", v.front()}, {"median", med}, {"max", v.back()}};
+}
+
+// Element-wise maximum over ranks of a series every rank holds at the same length (on rank 0).
+std::vector<double> max_over_ranks(std::vector<double> v, MPI_Comm c) {
+  int rank = 0;
+  MPI_Comm_rank(c, &rank);
+  const int n = static_cast<int>(v.size());
+  if (rank == 0) MPI_Reduce(MPI_IN_PLACE, v.data(), n, MPI_DOUBLE, MPI_MAX, 0, c);
+  else MPI_Reduce(v.data(), nullptr, n, MPI_DOUBLE, MPI_MAX, 0, c);
+  return v;
+}
+
+json spread_json(const Spread& s) {
+  return json{{"count", s.count}, {"min", s.min},   {"p50", s.p50},   {"p90", s.p90},
+              {"p99", s.p99},     {"max", s.max},   {"mean", s.mean}, {"mad", s.mad}};
+}
+
+// Step-time statistics, the two-step window and the outlier steps (rank 0's reduced series).
+// `first` is the step number of the first measured step, as the progress lines count.
+void add_step_statistics(json& steps, const std::vector<double>& times,
+                         std::map<std::string, std::vector<double>> regions, long first) {
+  const Spread s = spread_of(times);
+  steps["statistics"] = spread_json(s);
+  steps["statistics"]["outlier_threshold"] = outlier_threshold(s);
+  steps["window2"] = spread_json(spread_of(window_sums(times, 2)));
+  regions.erase("step");  // the whole step: always slow in a slow step, says nothing
+  json out = json::array();
+  for (const Outlier& o : find_outliers(times, regions)) {
+    json slow = json::array();
+    for (const RegionExcess& r : o.regions)
+      slow.push_back({{"region", r.name}, {"seconds", r.seconds}, {"median", r.median}});
+    out.push_back({{"step", first + o.index}, {"seconds", o.seconds}, {"regions", slow}});
+  }
+  steps["outliers"] = out;
 }
 
 long max_rss_bytes() {
@@ -114,12 +150,47 @@ json config_json(const Simulation& sim) {
   return j;
 }
 
+// The step-time block: quantiles per step and per two steps, then the outlier steps.
+void print_step_statistics(const json& doc) {
+  const json& st = doc["steps"];
+  if (st["statistics"]["count"].get<long>() == 0) return;
+  fmt::print("\nStep time (slowest rank, {} measured step(s))\n", st["statistics"]["count"].get<long>());
+  fmt::print("  {:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "min", "p50", "p90", "p99", "max",
+             "mean", "MAD");
+  auto row = [](const char* label, const json& s) {
+    if (s["count"].get<long>() == 0) return;
+    fmt::print("  {:<10} {:>10.3e} {:>10.3e} {:>10.3e} {:>10.3e} {:>10.3e} {:>10.3e} {:>10.3e}\n", label,
+               s["min"].get<double>(), s["p50"].get<double>(), s["p90"].get<double>(), s["p99"].get<double>(),
+               s["max"].get<double>(), s["mean"].get<double>(), s["mad"].get<double>());
+  };
+  row("step", st["statistics"]);
+  row("two steps", st["window2"]);
+  const json& out = st["outliers"];
+  if (out.empty()) {
+    fmt::print("  outliers   none (step time > p50 + 5 MAD = {:.3e} s)\n", st["statistics"]["outlier_threshold"].get<double>());
+    return;
+  }
+  fmt::print("  outliers   {} step(s) > p50 + 5 MAD = {:.3e} s\n", out.size(),
+             st["statistics"]["outlier_threshold"].get<double>());
+  constexpr size_t kShown = 5;
+  for (size_t k = 0; k < std::min(out.size(), kShown); ++k) {
+    std::string slow;
+    for (const json& r : out[k]["regions"])
+      slow += fmt::format("{}{} +{:.2e}", slow.empty() ? "" : ", ", r["region"].get<std::string>(),
+                          r["seconds"].get<double>() - r["median"].get<double>());
+    fmt::print("    step {:>6} {:.3e} s{}{}\n", out[k]["step"].get<long>(), out[k]["seconds"].get<double>(),
+               slow.empty() ? "" : ": ", slow);
+  }
+  if (out.size() > kShown) fmt::print("    ... {} more in the results file\n", out.size() - kShown);
+}
+
 }  // namespace
 
 json results_document(Simulation& sim, const RunOutcome& outcome, const std::vector<std::string>& argv) {
   MPI_Comm c = sim.mesh().grid().comm();
   const int rank = sim.mesh().grid().rank();
-  const long steps = std::max(sim.steps_this_run(), 1L);
+  const long measured = sim.measured_steps();
+  const long steps = std::max(measured, 1L);
   json doc;
   doc["schema"] = "beatnik-results";
   doc["schema_version"] = io::kResultsSchemaVersion;
@@ -163,7 +234,14 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   }
   if (rank == 0)
     for (auto& [n, r] : regions.items()) r["share"] = step_median > 0 ? r["median"].get<double>() / step_median : 0.0;
-  doc["timers"] = {{"unit", "seconds per step"}, {"regions", regions}};
+  // Each region's seconds in each measured step, slowest rank per step.
+  std::map<std::string, std::vector<double>> series;
+  for (const auto& n : names) {
+    auto it = sim.region_series().find(n);
+    auto all = max_over_ranks(it == sim.region_series().end() ? std::vector<double>(measured, 0.0) : it->second, c);
+    if (rank == 0) series[n] = std::move(all);
+  }
+  doc["timers"] = {{"unit", "seconds per step"}, {"regions", regions}, {"series", series}};
 
   // Communication: totals over ranks and the busiest rank, per pattern and locality.
   std::vector<std::string> patterns;
@@ -192,11 +270,16 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   }
   doc["communication"] = comm;
 
-  // Per-step wall time, slowest rank.
-  std::vector<double> times = sim.step_seconds();
-  if (rank == 0) MPI_Reduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, 0, c);
-  else MPI_Reduce(times.data(), nullptr, static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, 0, c);
-  doc["steps"] = {{"done", sim.steps_done()}, {"seconds", times}};
+  // Per-step wall time, slowest rank: measured steps and, apart, the warm-up steps.
+  const std::vector<double> times = max_over_ranks(sim.step_seconds(), c);
+  const std::vector<double> warm = max_over_ranks(sim.warmup_seconds(), c);
+  if (rank == 0) {
+    double warm_total = 0;
+    for (double t : warm) warm_total += t;
+    doc["warmup"] = {{"steps", static_cast<long>(warm.size())}, {"seconds", warm_total}, {"step_seconds", warm}};
+    doc["steps"] = {{"done", sim.steps_done()}, {"measured", measured}, {"seconds", times}};
+    add_step_statistics(doc["steps"], times, series, sim.first_step() + static_cast<long>(warm.size()) + 1);
+  }
 
   // Performance and memory.
   const double nodes = double(sim.mesh().global_nodes());
@@ -209,7 +292,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   json perf;
   perf["wall_seconds"] = outcome.wall_seconds;
   perf["seconds_per_step"] = outcome.wall_seconds / steps;
-  const double fom = outcome.wall_seconds > 0 ? nodes * sim.steps_this_run() / outcome.wall_seconds : 0.0;
+  const double fom = outcome.wall_seconds > 0 ? nodes * measured / outcome.wall_seconds : 0.0;
   perf["node_updates_per_second"] = fom;
   perf["grind_time_ns"] = fom > 0 ? 1e9 / fom : 0.0;
   perf["buffer_bytes_per_node_max_rank"] = buf_per_node;
@@ -243,7 +326,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     for (int d = 0; d < 2; ++d) images *= g.periodic[d] ? 2 * k + 1 : 1;
     const double per_step = 3.0 * nodes * nodes * images;
     perf["br_interactions_per_step"] = per_step;
-    perf["br_interactions_per_second"] = outcome.wall_seconds > 0 ? per_step * sim.steps_this_run() / outcome.wall_seconds : 0.0;
+    perf["br_interactions_per_second"] = outcome.wall_seconds > 0 ? per_step * measured / outcome.wall_seconds : 0.0;
   }
   doc["performance"] = perf;
   if (!load.is_null()) doc["load_balance"] = load;
@@ -327,10 +410,14 @@ void print_summary(const json& doc) {
                s["bytes_per_step_total"]["on_node"].get<double>(), s["bytes_per_step_total"]["off_node"].get<double>(),
                double(msgs) / steps);
   }
+  print_step_statistics(doc);
   const json& perf = doc["performance"];
   const json& ck = doc["checksums"];
   fmt::print("\nPerformance\n");
   fmt::print("  steps                 {}\n", doc["steps"]["done"].get<long>());
+  if (doc["warmup"]["steps"].get<long>() > 0)
+    fmt::print("  warm-up               {} step(s), {:.4f} s, left out of every figure below and above\n",
+               doc["warmup"]["steps"].get<long>(), doc["warmup"]["seconds"].get<double>());
   fmt::print("  wall time             {:.4f} s ({:.4e} s per step)\n", perf["wall_seconds"].get<double>(),
              perf["seconds_per_step"].get<double>());
   fmt::print("  figure of merit       {:.4e} node updates per second\n", perf["node_updates_per_second"].get<double>());

@@ -89,6 +89,10 @@ io::InputFile check_input(const RunConfig& c, MPI_Comm comm) {
     throw InputError(fmt::format("-i {}: the checkpoint is at step {}, and -t counts from the run's first step: "
                                  "give -t greater than {} (this run has -t {})",
                                  path, in.meta.step, in.meta.step, c.steps));
+  if (c.warmup >= c.steps - in.meta.step)
+    throw InputError(fmt::format("-i {}: the checkpoint is at step {}, so this run takes {} step(s): --warmup {} "
+                                 "would leave none to measure",
+                                 path, in.meta.step, c.steps - in.meta.step, c.warmup));
   return in;
 }
 

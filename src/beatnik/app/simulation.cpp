@@ -127,6 +127,16 @@ void Simulation::step() {
   exec::fence(config_.space);
   step_seconds_.push_back(wall_seconds() - t0);
   timers_.resolve();
+  region_series_.record(timers_.stats());
+  if (steps_this_run() <= config_.warmup) {
+    // A warm-up step: keep its time apart and start every accumulator the report reads afresh.
+    warmup_seconds_.push_back(step_seconds_.back());
+    step_seconds_.clear();
+    region_series_.reset();
+    timers_.reset();
+    stats_.reset();
+    load_series_.clear();
+  }
   if (step_ == 1 && config_.space == exec::Space::Device) {
     size_t free_now = 0, total = 0;
     exec::device_memory(free_now, total);

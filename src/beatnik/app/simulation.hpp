@@ -4,11 +4,13 @@
 #include <mpi.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "beatnik/app/problem.hpp"
+#include "beatnik/base/region_series.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/context.hpp"
@@ -49,7 +51,14 @@ class Simulation {
   // the driver's free-memory count before and after setup: buffers, cuFFT plans, NCCL).
   int gpu_id() const { return gpu_id_; }
   size_t device_bytes() const { return device_bytes_; }
+  // Measured steps (after the --warmup steps of this run): wall seconds per step on this rank
+  // and each timer region's seconds per step. Timers, CommStats, these series and the load
+  // series hold the measured steps only: the warm-up steps are dropped after each of them.
   const std::vector<double>& step_seconds() const { return step_seconds_; }
+  const std::map<std::string, std::vector<double>>& region_series() const { return region_series_.series(); }
+  long measured_steps() const { return static_cast<long>(step_seconds_.size()); }
+  // Warm-up steps taken so far and this rank's wall seconds in each.
+  const std::vector<double>& warmup_seconds() const { return warmup_seconds_; }
   // Cutoff BR solver: this rank's load per step (particles and ghosts of the step's first call,
   // pairs and bytes summed over its calls); empty with another solver.
   const std::vector<model::CutoffLoad>& load_series() const { return load_series_; }
@@ -82,6 +91,8 @@ class Simulation {
   long step_ = 0;
   long first_step_ = 0;
   std::vector<double> step_seconds_;
+  std::vector<double> warmup_seconds_;
+  RegionSeries region_series_;
   std::vector<model::CutoffLoad> load_series_;
 };
 
