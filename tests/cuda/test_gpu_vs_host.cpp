@@ -160,7 +160,11 @@ TEST(GpuVsHost, EveryHaloStrategyOverTheStagedTransport) {
       }
       o.halo_strategy = name;
       auto pair = test::host_and_device(o, "staged");
-      ASSERT_TRUE(pair.dev) << name << ": " << pair.refusal;
+      if (!pair.dev) {  // only an MPI library without windows here may refuse
+        EXPECT_TRUE(test::expected_transport_refusal("halo strategy " + name, pair.refusal)) << name << ": "
+                                                                                               << pair.refusal;
+        continue;
+      }
       double worst = 0.0;
       std::vector<double> dev_state;
       for (long s = 0; s < kSteps; ++s) {

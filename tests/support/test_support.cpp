@@ -105,8 +105,8 @@ HostDevicePair host_and_device(const app::Options& base, const std::string& tran
   d.gpu_transport = transport;
   d.magnitude *= 1.0 + perturb;
   HostDevicePair p;
-  p.host = std::make_unique<app::Simulation>(MPI_COMM_WORLD, config_for(h, MPI_COMM_WORLD));
-  try {
+  try {  // the host run too: a strategy this MPI library cannot run is refused on either side
+    p.host = std::make_unique<app::Simulation>(MPI_COMM_WORLD, config_for(h, MPI_COMM_WORLD));
     p.dev = std::make_unique<app::Simulation>(MPI_COMM_WORLD, config_for(d, MPI_COMM_WORLD));
   } catch (const NotAvailable& e) {
     p.refusal = e.what();
