@@ -73,9 +73,15 @@ TEST(BRDevice, DeviceRunsEqualHostRunsPerStep) {
       o.gpu_transport = transport_for(strategy);
       for (long s = 1; s <= 3; ++s) {
         o.exec = "host";
-        const auto host = test::run_and_gather(o, s);
-        o.exec = "cuda";
-        const auto dev = test::run_and_gather(o, s);
+        decltype(test::run_and_gather(o, s)) host, dev;
+        try {
+          host = test::run_and_gather(o, s);
+          o.exec = "cuda";
+          dev = test::run_and_gather(o, s);
+        } catch (const NotAvailable& e) {  // only what this MPI library lacks (an RMA window)
+          EXPECT_TRUE(test::expected_transport_refusal(strategy + " ring", e.what())) << e.what();
+          break;
+        }
         const double d = test::world_rank() == 0 ? test::max_rel_diff(dev, host, 5) : 0.0;
         EXPECT_TRUE(test::all_ranks(d <= 1e-12))
             << o.order << "/" << o.boundary << "/" << o.profile << " " << strategy << " step " << s << ": " << d;
