@@ -4,7 +4,7 @@ values, valid and invalid, repeated and extreme, run on 2 ranks the way a user w
 is drawn, the program must exit 0, 2 (refused) or 3 (the simulation failed), never hang, and on
 exit 2 print exactly one error message (rank 0) and leave no file behind. Small meshes and few
 steps keep every valid run short. Examples are derandomised, so CI draws the same cases every
-time; FUZZ_EXAMPLES sets how many (default 40), FUZZ_SEED draws another set."""
+time; FUZZ_EXAMPLES sets how many (default 60), FUZZ_SEED draws another set."""
 import argparse
 import os
 import shutil
@@ -22,52 +22,91 @@ parser.add_argument("--beatnik", required=True)
 parser.add_argument("--mpiexec", default="mpiexec")
 args = parser.parse_args()
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 TIMEOUT = 60
+VERBOSE = bool(os.environ.get("FUZZ_VERBOSE"))  # print every drawn command line and its exit code
 
-junk = st.sampled_from(["", "x", "-1", "nan", "inf", "-inf", "1e400", "0x10", "3.5.1", "--", "é", "1,2"])
-small_int = st.one_of(st.integers(-3, 40).map(str), junk)
-real = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64).map(repr),
-                 st.sampled_from(["0", "0.1", "0.5", "1", "2", "-0.5", "1e-300", "1e300"]), junk)
-# Valid runs stay small: at most 32² nodes (or an absurd n the memory check must refuse).
-nodes = st.one_of(st.sampled_from(["4", "8", "12", "16", "24", "32", "3", "0", "-8", "100000000", "2147483647",
-                                   "99999999999"]), junk)
+JUNK = ["", "x", "-1", "nan", "inf", "-inf", "1e400", "0x10", "3.5.1", "--", "é", "1,2"]
 
+
+# Value generators: each takes a random.Random and returns the option's text.
+def choice(*names):
+    return lambda r: r.choice(names)
+
+
+def real(lo, hi):
+    return lambda r: f"{r.uniform(lo, hi):.6g}"
+
+
+def ints(lo, hi):
+    return lambda r: str(r.randint(lo, hi))
+
+
+def any_real(r):
+    return r.choice([repr(r.uniform(-1e6, 1e6)), repr(r.uniform(-2, 2)), "0", "-0.5", "1e-300", "1e300", *JUNK])
+
+
+def any_int(r):
+    return r.choice([str(r.randint(-3, 40)), str(r.randint(-2**40, 2**40)), *JUNK])
+
+
+# Each option: values a user may give (small meshes, few steps: a valid run stays short), and
+# anything else (invalid, extreme, malformed). A command line mostly of valid options reaches the
+# deep checks and the run itself; a wholly random one would stop at the first bad value.
 OPTIONS = {
-    "-n": nodes, "-t": small_int, "-O": st.sampled_from(["low", "medium", "high", "huge", "LOW"]),
-    "-S": st.sampled_from(["exact", "cutoff", "fmm"]), "-c": real, "-b": st.sampled_from(["periodic", "free", "x"]),
-    "-I": st.sampled_from(["cos", "sech2", "random", "gaussian", "square"]), "-m": real, "-p": real,
-    "-a": real, "-g": real, "-M": real, "-e": real, "-d": real, "-B": real, "-w": small_int,
-    "--profile": st.sampled_from(["consistent", "beatnik", "reference"]), "--seed": small_int,
-    "--ranks-grid": st.sampled_from(["1x2", "2x1", "2x2", "1x1", "0x2", "axb", "3"]),
-    "--br-images": small_int, "--br-strategy": st.sampled_from(["overlap", "blocking", "nope"]),
-    "--spatial-partition": st.sampled_from(["uniform", "balanced", "x"]),
-    "--migrate-strategy": st.sampled_from(["alltoallv", "sparse", "neighbor", "x"]),
-    "--load-snapshot": st.sampled_from(["1", "1,2", "-1", "x", "0"]), "--max-stretch": real,
-    "-x": st.sampled_from(["host", "serial", "openmp", "cuda", "gpu"]),
-    "--gpu-transport": st.sampled_from(["staged", "nccl", "auto", "x"]),
-    "-H": st.sampled_from(["0", "3", "7", "8", "-1"]),
-    "--fft-exchange": st.sampled_from(["alltoallv", "alltoall", "p2p", "p2p-pipelined", "nccl", "x"]),
-    "--fft-intermediate": st.sampled_from(["slab", "pencil", "x"]),
-    "--fft-reorder": st.sampled_from(["contiguous", "strided", "x"]),
-    "--fft-spectrum": st.sampled_from(["intermediate", "input", "x"]),
-    "--metric-power": real, "--progress-every": small_int, "-T": real,
-    "--hdf5-mode": st.sampled_from(["auto", "blocks", "collective", "x"]),
-    "--checkpoint-keep": small_int, "--warmup": small_int,
+    "-n": (choice("8", "12", "16", "24", "32"),
+           choice("4", "3", "0", "-8", "100000000", "2147483647", "99999999999", *JUNK)),
+    "-t": (ints(1, 3), any_int), "-O": (choice("low", "medium", "high"), choice("huge", "LOW", "")),
+    "-S": (choice("exact", "cutoff"), choice("fmm", "")), "-c": (real(0.05, 3.0), any_real),
+    "-b": (choice("periodic", "free"), choice("x", "")),
+    "-I": (choice("cos", "sech2", "random", "gaussian"), choice("square", "")),
+    "-m": (real(0.0, 0.2), any_real), "-p": (real(0.5, 10.0), any_real), "-a": (real(-1.0, 1.0), any_real),
+    "-g": (real(0.0, 2.0), any_real), "-M": (real(0.0, 2.0), any_real), "-e": (real(0.0, 2.0), any_real),
+    "-d": (real(1e-4, 1e-2), any_real), "-B": (real(0.5, 5.0), any_real), "-w": (ints(1, 2), any_int),
+    "--profile": (choice("consistent", "beatnik"), choice("reference", "")), "--seed": (ints(0, 99), any_int),
+    "--ranks-grid": (choice("1x2", "2x1"), choice("2x2", "1x1", "0x2", "axb", "3")),
+    "--br-images": (ints(0, 2), any_int),
+    "--br-strategy": (choice("overlap", "blocking", "persistent", "rma"), choice("nope", "")),
+    "--halo-strategy": (choice("isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"),
+                        choice("x", "")),
+    "--spatial-partition": (choice("uniform", "balanced"), choice("x", "")),
+    "--migrate-strategy": (choice("alltoallv", "sparse", "neighbor"), choice("x", "")),
+    "--placement": (choice("linear", "cart", "node-blocks", "random"), choice("hilbert", "file:", "file:/none")),
+    "--ranks-per-node": (ints(1, 2), any_int), "--warmup": (ints(0, 1), any_int),
+    "--load-snapshot": (choice("1", "1,2"), choice("-1", "x", "0")), "--max-stretch": (choice("0", "100"), any_real),
+    "-x": (choice("host", "serial", "openmp"), choice("cuda", "gpu")),
+    "--gpu-transport": (choice("staged", "auto"), choice("nccl", "x")),
+    "-H": (ints(0, 7), choice("8", "-1")),
+    "--fft-exchange": (choice("alltoallv", "alltoall", "p2p", "p2p-pipelined"), choice("nccl", "x")),
+    "--fft-intermediate": (choice("slab", "pencil"), choice("x")),
+    "--fft-reorder": (choice("contiguous", "strided"), choice("x")),
+    "--fft-spectrum": (choice("intermediate", "input"), choice("x")),
+    "--metric-power": (real(0.5, 1.0), any_real), "--progress-every": (ints(0, 2), any_int),
+    "-T": (choice("0"), any_real), "--hdf5-mode": (choice("auto", "blocks"), choice("collective", "x")),
+    "--checkpoint-keep": (ints(1, 3), any_int),
 }
-FLAGS = ["--async-output"]
+FLAGS = ["--async-output", "--halo-overlap"]
+KEYS = sorted(OPTIONS)
 
-option_list = st.lists(
-    st.one_of(st.sampled_from(sorted(OPTIONS)).flatmap(lambda k: OPTIONS[k].map(lambda v: [k, v])),
-              st.sampled_from(FLAGS).map(lambda f: [f])),
-    min_size=0, max_size=7)
+
+def command_line(r):
+    """Up to 6 options (repeats allowed), three in four with a valid value; one in five a flag."""
+    opts = []
+    for _ in range(r.randint(0, 6)):
+        if r.random() < 0.2:
+            opts.append(r.choice(FLAGS))
+            continue
+        key = r.choice(KEYS)
+        good, bad = OPTIONS[key]
+        opts += [key, (good if r.random() < 0.75 else bad)(r)]
+    return opts
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize="FUZZ_SEED" not in os.environ, database=None,
           suppress_health_check=list(HealthCheck), print_blob=True,
           phases=[Phase.explicit, Phase.generate])  # no shrinking: each example is a job of its own
-@given(option_list)
-def test_any_command_line(drawn):
-    opts = [x for pair in drawn for x in pair]
+@given(st.randoms(use_true_random=True))  # a seeded random.Random per example: diverse draws
+def test_any_command_line(rnd):
+    opts = command_line(rnd)
     # Steps stay few unless the draw set them; the files go to a fresh directory.
     if "-t" not in opts:
         opts += ["-t", "2"]
@@ -78,6 +117,8 @@ def test_any_command_line(drawn):
         files = ["--results", os.path.join(d, "r.json"), "--write-state", os.path.join(d, "s.csv")]
         p = run_beatnik(args.mpiexec, args.beatnik, opts + files, 2, TIMEOUT, extra=["--progress-every", "0"])
         shown = " ".join(opts)
+        if VERBOSE:
+            print(f"exit {p.returncode if p else 'hung'}: beatnik {shown}", flush=True)
         assert p is not None, f"hung (no exit within {TIMEOUT} s): beatnik {shown}"
         assert p.returncode in (0, 2, 3), f"exit {p.returncode}: beatnik {shown}\n{p.stderr[-1500:]}"
         if p.returncode == 2:
