@@ -28,6 +28,8 @@ def run(opts, ranks=2, timeout=120):
 tmp = tempfile.mkdtemp(prefix="beatnik-cli-")
 results = os.path.join(tmp, "r.json")
 state = os.path.join(tmp, "s.csv")
+plain_fd, plain_file = tempfile.mkstemp(prefix="beatnik-cli-plain-")
+os.close(plain_fd)
 
 # Placement map files for 2 ranks (grid 2x1), kept out of `tmp` (which must stay empty).
 maps = tempfile.mkdtemp(prefix="beatnik-cli-maps-")
@@ -102,6 +104,9 @@ bad_inputs = [
     (["--results", "/nonexistent-dir/r.json"], "does not exist"),
     (["--write-state", "/nonexistent-dir/s.csv"], "does not exist"),
     (["--write-state", tmp], "is a directory"),
+    # a plain file where a directory should be (what a read-only directory is to root)
+    (["--results", plain_file + "/r.json"], "does not exist"),
+    (["-F", "1", "-o", plain_file + "/out"], "cannot be created"),
     (["--write-state-every", "5"], "needs --write-state"),
     (["-T", "0.1"], "not available yet"),
     (["-i", "checkpoint.h5"], "no such file"),

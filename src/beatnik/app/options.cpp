@@ -91,7 +91,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
 
   const char* F = "Distributed FFT (low and medium order)";
   app.add_option("-H,--heffte-configuration", o.heffte, "Reference FFT configuration 0..7 (4 all-to-all, 2 pencils, 1 reorder); the options below override it")->group(F);
-  app.add_option("--fft-exchange", o.fft_exchange, "Reshape exchange: alltoallv, alltoall (padded), p2p, p2p-pipelined, nccl (GPU; not yet)")->group(F);
+  app.add_option("--fft-exchange", o.fft_exchange, "Reshape exchange: alltoallv, alltoall (padded), p2p, p2p-pipelined, nccl (grouped NCCL send/receives, -x cuda only; with --gpu-transport nccl it is the one used)")->group(F);
   app.add_option("--fft-intermediate", o.fft_intermediate, "Intermediate decomposition: slab or pencil")->group(F);
   app.add_option("--fft-reorder", o.fft_reorder, "contiguous (local transpose, contiguous FFTs) or strided")->group(F);
   app.add_option("--fft-spectrum", o.fft_spectrum, "Spectral layout: intermediate (stay in the last layout) or input")->group(F);
