@@ -3,8 +3,9 @@
 # each rank owning SIDE x SIDE nodes (-n = 2 x SIDE), a few steps, every --halo-strategy.
 #   scripts/halo-bench.sh [DIR] [STEPS] [SIDES...] [-- EXTRA beatnik options...]
 # Defaults: DIR=./halo-bench, 5 steps, sides 128 512 2048. Prints, per side and strategy, the
-# median over ranks (seconds per step) of the two halo regions (halo.state + halo.V) and of
-# their wait phases (halo.*.wait), with the step time.
+# distribution over steps (p50, p99, max; slowest rank per step, from timers.series) of the two
+# halo regions together (halo.state + halo.V), the median over ranks of their wait and post
+# phases (seconds per step), and the median step. Outliers are the point: use 20+ steps.
 #   BEATNIK=build/cuda/beatnik scripts/halo-bench.sh gpu 5 1024 -- -x cuda --gpu-transport staged
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +17,8 @@ extra=("$@")
 [ ${#sides[@]} -gt 0 ] || sides=(128 512 2048)
 beatnik=${BEATNIK:-$here/build/host/beatnik}
 strategies=$("$beatnik" --help | sed -n '/--halo-strategy/,/--gpu-id/p' | awk 'NR>1 && $1 !~ /^--/ {print $1}')
+# Strategies that move device memory run only with -x cuda.
+case " ${extra[*]:-} " in *" cuda "*) ;; *) strategies=$(printf '%s\n' $strategies | grep -v '^device-' || true) ;; esac
 mkdir -p "$dir"
 for side in "${sides[@]}"; do
   n=$(( 2 * side ))
@@ -30,12 +33,26 @@ done
 python3 - "$dir" "${sides[@]}" <<'PY'
 import json, os, sys
 d, sides = sys.argv[1], sys.argv[2:]
-print(f"{'side/rank':>9} {'strategy':<11} {'halo s/step':>12} {'wait s/step':>12} {'post s/step':>12} {'step s':>10}")
+
+def quantile(xs, q):  # linear interpolation between order statistics
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = q * (len(xs) - 1)
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+print("per step, slowest rank: halo = halo.state + halo.V; median over ranks for wait and post")
+print(f"{'side/rank':>9} {'strategy':<11} {'halo p50':>10} {'halo p99':>10} {'halo max':>10} "
+      f"{'wait s':>10} {'post s':>10} {'step p50':>10}")
 for side in sides:
     for f in sorted(x for x in os.listdir(d) if x.startswith(side + "-") and x.endswith(".json")):
-        r = json.load(open(os.path.join(d, f)))["timers"]["regions"]
+        t = json.load(open(os.path.join(d, f)))["timers"]
+        r, series = t["regions"], t.get("series", {})
         med = lambda *names: sum(r[n]["median"] for n in names if n in r)
-        print(f"{side:>9} {f[len(side) + 1:-5]:<11} {med('halo.state', 'halo.V'):>12.4e} "
-              f"{med('halo.state.wait', 'halo.V.wait'):>12.4e} {med('halo.state.post', 'halo.V.post'):>12.4e} "
-              f"{r['step']['median']:>10.4e}")
+        halo = [sum(v) for v in zip(*(series[n] for n in ("halo.state", "halo.V") if n in series))]
+        print(f"{side:>9} {f[len(side) + 1:-5]:<11} {quantile(halo, .5):>10.3e} {quantile(halo, .99):>10.3e} "
+              f"{max(halo, default=float('nan')):>10.3e} {med('halo.state.wait', 'halo.V.wait'):>10.3e} "
+              f"{med('halo.state.post', 'halo.V.post'):>10.3e} {quantile(series.get('step', []), .5):>10.3e}")
 PY

@@ -125,6 +125,13 @@ bad_inputs = [
     (["--ranks-per-node", "-2"], "--ranks-per-node must be 1 or more"),
     (["--ranks-per-node", "x"], "ranks-per-node"),
     (["--halo-overlap=maybe"], "halo-overlap"),
+    # device-ipc moves GPU memory: refused on a host run (and on a host-only build)
+    (["--halo-strategy", "device-ipc"], "halo strategy device-ipc"),
+    (["--ranks-per-gpu", "0"], "--ranks-per-gpu must be 1 or more"),
+    (["-x", "cuda", "--ranks-per-gpu", "2", "--gpu-id", "0"], "give one of them"),
+    (["--buffer-align", "3"], "power of two"),
+    (["--buffer-align", "0"], "power of two"),
+    (["--buffer-align", "2147483648"], "power of two"),
 ]
 
 for opts, expect in bad_inputs:
@@ -305,9 +312,20 @@ if p is not None and p.returncode == 0:
     for r in ["halo.state", "halo.V"]:
         for phase in ["pack", "post", "wait", "unpack"]:
             check(f"halo phase timer {r}.{phase}", f"{r}.{phase}" in regions, str(sorted(regions)))
+# --buffer-align changes where buffers lie, never what they hold: the state is bitwise the same.
+states = {}
+for align in ("4096", "2097152", "8"):
+    out = os.path.join(maps, f"align-{align}.csv")
+    p = run(["-n", "16", "-t", "2", "--buffer-align", align, "--write-state", out, "--results", results])
+    check(f"buffer-align {align} run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is not None and p.returncode == 0:
+        states[align] = open(out).read()
+        doc = json.load(open(results))
+        check(f"buffer-align {align} in config", doc["config"].get("buffer_align") == int(align), str(doc["config"].get("buffer_align")))
+check("buffer-align keeps the state", len(states) == 3 and len(set(states.values())) == 1, str(list(states)))
 p = run(["--help"])
 if p is not None:
-    for name in ["isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"]:
+    for name in ["isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock", "device-ipc"]:
         check(f"help lists halo strategy {name}", name in p.stdout, "")
 # Placement: the map and nodes in the banner and results, the counted bytes following the
 # nodes (--ranks-per-node 1: no rank shares a node, so nothing is on-node), and the results

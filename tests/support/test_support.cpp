@@ -102,6 +102,9 @@ HostDevicePair host_and_device(const app::Options& base, const std::string& tran
   app::Options h = base, d = base;
   h.exec = "host";
   d.exec = "cuda";
+  // A strategy that moves device memory itself has no host run: the host runs the default.
+  for (const auto& e : comm::halo::registry())
+    if (e.device_direct && base.halo_strategy == e.name) h.halo_strategy = comm::halo::kDefaultStrategy;
   d.gpu_transport = transport;
   d.magnitude *= 1.0 + perturb;
   HostDevicePair p;

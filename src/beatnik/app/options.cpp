@@ -84,6 +84,14 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
                  "GPU every rank uses (default: BEATNIK_GPU_ID if set, else node-local rank modulo "
                  "the GPUs visible)")
       ->group(X);
+  app.add_option("--ranks-per-gpu", o.ranks_per_gpu,
+                 "K consecutive node-local ranks share one GPU (MPS-style studies; -x cuda): rank r uses GPU "
+                 "r / K (default: node-local rank modulo the GPUs visible)")
+      ->group(X);
+  app.add_option("--buffer-align", o.buffer_align,
+                 "Alignment in bytes of host and pinned communication buffers: a power of two from 8 to 1 GiB "
+                 "(default 4096, a page; 2097152 for huge pages)")
+      ->group(X);
   app.add_flag("--halo-overlap", o.halo_overlap,
                "Run the interior of the stencil kernels (and the Riesz transform) while the halo "
                "exchanges are in flight; the border after (same results, bit for bit)")

@@ -51,6 +51,8 @@ struct Options {
   std::string gpu_transport = "auto";
   std::string halo_strategy = "isend";
   std::optional<int> gpu_id;
+  std::optional<int> ranks_per_gpu;
+  long buffer_align = 4096;
   bool halo_overlap = false;
   // FFT
   int heffte = 6;

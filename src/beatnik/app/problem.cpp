@@ -9,6 +9,7 @@
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
+#include "beatnik/exec/memory.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -136,7 +137,10 @@ RunConfig make_run_config(const Options& o, int ranks) {
   // where the same check runs again on the transport chosen).
   try {
     const bool nccl = c.space == exec::Space::Device && o.gpu_transport == "nccl";
-    comm::halo::find_strategy(o.halo_strategy, nccl ? comm::TransportKind::Nccl : comm::TransportKind::Host);
+    const bool device = c.space == exec::Space::Device;
+    comm::halo::find_strategy(o.halo_strategy, nccl     ? comm::TransportKind::Nccl
+                                               : device ? comm::TransportKind::Staged
+                                                        : comm::TransportKind::Host);
   } catch (const InputError& e) {
     throw InputError(std::string("--halo-strategy: ") + e.what());
   } catch (const NotAvailable& e) {
@@ -144,8 +148,14 @@ RunConfig make_run_config(const Options& o, int ranks) {
   }
   c.model.halo_strategy = o.halo_strategy;
   c.gpu_id = o.gpu_id.value_or(-1);
-  if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id))
-    c.warnings.push_back("--gpu-transport and --gpu-id are ignored on a host run (-x host)");
+  require(!o.ranks_per_gpu || *o.ranks_per_gpu >= 1,
+          "--ranks-per-gpu must be 1 or more (got " + std::to_string(o.ranks_per_gpu.value_or(0)) + ")");
+  require(!(o.ranks_per_gpu && o.gpu_id), "--ranks-per-gpu and --gpu-id both choose the GPU: give one of them");
+  c.ranks_per_gpu = o.ranks_per_gpu.value_or(0);
+  exec::check_host_alignment(o.buffer_align);
+  c.buffer_align = o.buffer_align;
+  if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id || o.ranks_per_gpu))
+    c.warnings.push_back("--gpu-transport, --gpu-id and --ranks-per-gpu are ignored on a host run (-x host)");
   c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");

@@ -35,6 +35,8 @@ struct RunConfig {
   exec::Space space = exec::Space::Host;
   std::string gpu_transport = "auto";  // staged | cuda-aware | nccl | auto (resolved at run time)
   int gpu_id = -1;                     // -1: by node-local rank (or BEATNIK_GPU_ID)
+  int ranks_per_gpu = 0;               // --ranks-per-gpu K: K node-local ranks share a GPU (0: round robin)
+  long buffer_align = 4096;            // bytes; every host buffer, communication buffers included
   fft::FftOptions fft;
   std::vector<std::string> warnings;
 };

@@ -144,6 +144,8 @@ json config_json(const Simulation& sim) {
   // NCCL replaces the MPI strategy: the results say what ran.
   j["halo_strategy"] = sim.transport().uses_nccl() ? std::string("nccl") : c.model.halo_strategy;
   j["halo_overlap"] = c.model.halo_overlap;
+  j["buffer_align"] = c.buffer_align;
+  if (c.space == exec::Space::Device) j["ranks_per_gpu"] = c.ranks_per_gpu;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
   j["warnings"] = c.warnings;
@@ -377,8 +379,12 @@ void print_banner(const Simulation& sim) {
                                          : "strategy " + c.model.halo_strategy,
              c.model.halo_overlap ? ", overlapped with interior work (--halo-overlap)" : ", no overlap");
   if (c.space == exec::Space::Device)
-    fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible; transport {}\n", sim.gpu_id(),
-               exec::device_name(), exec::device_count(), sim.transport().describe());
+    fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible{}; transport {}\n", sim.gpu_id(),
+               exec::device_name(), exec::device_count(),
+               c.ranks_per_gpu > 0 ? fmt::format(", {} rank(s) per GPU (--ranks-per-gpu)", c.ranks_per_gpu)
+                                   : std::string(),
+               sim.transport().describe());
+  if (c.buffer_align != 4096) fmt::print("  buffers     host and pinned buffers aligned to {} bytes\n", c.buffer_align);
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
   std::fflush(stdout);
 }

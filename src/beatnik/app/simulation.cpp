@@ -47,13 +47,15 @@ comm::TransportKind choose_transport(const comm::Context& ctx, const RunConfig& 
 }  // namespace
 
 Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config) {
+  exec::set_host_alignment(static_cast<size_t>(config.buffer_align));  // before any buffer is made
   ctx_ = std::make_unique<comm::Context>(comm, config.ranks_per_node);
   size_t total = 0;
   size_t& free_before = device_free_before_;
   if (config.space == exec::Space::Device) {
     // Bind before anything touches the device. Every rank sees the same GPU count, so a
     // NotAvailable here is raised on every rank alike.
-    gpu_id_ = exec::bind_device(ctx_->node_local_rank(), config.gpu_id);
+    gpu_id_ = exec::bind_device(ctx_->node_local_rank(), config.gpu_id, config.ranks_per_gpu,
+                                ctx_->node_local_size());
     exec::fence(exec::Space::Device);  // creates the context, so it is not counted below
     exec::device_memory(free_before, total);
     transport_ = std::make_unique<comm::Transport>(*ctx_, config.space, choose_transport(*ctx_, config, gpu_id_));

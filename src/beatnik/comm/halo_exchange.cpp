@@ -32,8 +32,8 @@ void add_region(HaloRegions& r, const GhostedLayout& L, int depth, int di, int d
 // Buffer element k -> (component, local i, local j). The buffer holds one message per region,
 // back to back; inside a message, component planes follow each other.
 BEATNIK_HOST_DEVICE inline void locate(const HaloRegions& r, int ncomp, long k, int& c, int& i,
-                                       int& j) {
-  int s = 0;
+                                       int& j, int& s) {
+  s = 0;
   while (k >= r.offset[s + 1] * ncomp) ++s;
   const long count = r.offset[s + 1] - r.offset[s];
   long e = k - r.offset[s] * ncomp;
@@ -122,9 +122,12 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   t_wait_ = region + ".wait";
   t_unpack_ = region + ".unpack";
   if (transport_->uses_nccl()) return;
+  direct_ = entry.device_direct;
+  if (direct_ && space != exec::Space::Device)
+    throw NotAvailable("halo strategy " + strategy_name_ + " moves device memory: it runs with -x cuda only");
   // Staging buffers are allocated once here, so the strategy's requests and windows can point
   // at them for the exchange's lifetime.
-  if (transport_->kind() == TransportKind::Staged) {
+  if (transport_->kind() == TransportKind::Staged && !direct_) {
     send_host_.reserve(std::max<long>(total, 1) * sizeof(double));
     recv_host_.reserve(std::max<long>(total, 1) * sizeof(double));
     mpi_send_ = reinterpret_cast<const double*>(send_host_.data());
@@ -141,6 +144,8 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
     setup.recvs.push_back(halo::Link{recv_peer_[r], recv_tag_[r], recv_.offset[r] * ncomp_,
                                      (recv_.offset[r + 1] - recv_.offset[r]) * ncomp_});
   strategy_ = entry.make(setup);
+  if (direct_)
+    for (size_t k = 0; k < remote_send_.size(); ++k) remote_.p[remote_send_[k]] = strategy_->remote_target(int(k));
 }
 
 HaloExchange::~HaloExchange() = default;
@@ -151,14 +156,19 @@ void HaloExchange::start(const ComponentSet& comps) {
   double* buf = send_buf_.data();
   {
     Timers::Scope t(timers_, t_pack_);
+    // Device-direct strategies: remote messages are packed straight into the peer's buffer,
+    // once the peer has read the last ones.
+    if (direct_) strategy_->before_pack();
+    const RemoteTargets remote = remote_;
     const HaloRegions regions = send_;
     const GhostedLayout L = layout_;
     const ComponentSet cs = comps;
     const int nc = ncomp_;
     exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
-      int c, i, j;
-      locate(regions, nc, k, c, i, j);
-      buf[k] = cs.p[c][L.index(i, j)];
+      int c, i, j, s;
+      locate(regions, nc, k, c, i, j, s);
+      double* to = remote.p[s] ? remote.p[s] + (k - regions.offset[s] * nc) : buf + k;
+      *to = cs.p[c][L.index(i, j)];
     });
   }
   if (stats_) {
@@ -171,7 +181,7 @@ void HaloExchange::start(const ComponentSet& comps) {
     return;
   }
   // Staged: the packed buffer goes to its pinned copy; cuda-aware: the packing kernel finishes.
-  if (!remote_send_.empty()) {
+  if (!remote_send_.empty() && !direct_) {
     const size_t bytes = static_cast<size_t>(total) * sizeof(double);
     if (transport_->mpi_send_buffer(buf, bytes, send_host_) != mpi_send_)
       throw Error("halo exchange '" + name_ + "': the transport moved the MPI send buffer");
@@ -184,7 +194,7 @@ void HaloExchange::finish(const ComponentSet& comps) {
   if (!transport_->uses_nccl()) {
     Timers::Scope t(timers_, t_wait_);
     strategy_->finish();
-    if (!remote_recv_.empty())
+    if (!remote_recv_.empty() && !direct_)
       transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
   }
   Timers::Scope t(timers_, t_unpack_);
@@ -198,10 +208,11 @@ void HaloExchange::finish(const ComponentSet& comps) {
   const int nc = ncomp_;
   const double* buf = recv_buf_.data();
   exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
-    int c, i, j;
-    locate(regions, nc, k, c, i, j);
+    int c, i, j, s;
+    locate(regions, nc, k, c, i, j, s);
     cs.p[c][L.index(i, j)] = buf[k];
   });
+  if (direct_) strategy_->after_unpack();
 }
 
 }  // namespace beatnik::comm

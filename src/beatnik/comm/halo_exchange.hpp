@@ -42,6 +42,12 @@ struct HaloRegions {
   long offset[9] = {};  // element offset of region r for one component; offset[n] = total
 };
 
+// Per send region: where a device-direct strategy has its message written on the peer's GPU
+// (null: into this rank's own send buffer).
+struct RemoteTargets {
+  double* p[8] = {};
+};
+
 // How an exchange runs and is measured.
 struct HaloRun {
   std::string strategy = "isend";  // MPI strategy by registry name (comm/halo/registry.hpp)
@@ -100,6 +106,8 @@ class HaloExchange {
   std::vector<int> remote_send_, remote_recv_;
   std::string strategy_name_;
   std::unique_ptr<halo::Strategy> strategy_;  // null with NCCL, which replaces it
+  bool direct_ = false;                        // the strategy writes device memory itself
+  RemoteTargets remote_;
   Timers* timers_;
   std::string t_pack_, t_post_, t_wait_, t_unpack_;  // phase region names
 };

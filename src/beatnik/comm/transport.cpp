@@ -1,5 +1,6 @@
 #include "beatnik/comm/transport.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -94,8 +95,14 @@ PinnedBuffer::~PinnedBuffer() { release(); }
 void PinnedBuffer::release() noexcept {
   if (!data_) return;
 #if defined(BEATNIK_WITH_CUDA)
-  if (pinned_) cudaFreeHost(data_);
-  else std::free(data_);
+  if (pinned_ && registered_) {
+    cudaHostUnregister(data_);
+    std::free(data_);
+  } else if (pinned_) {
+    cudaFreeHost(data_);
+  } else {
+    std::free(data_);
+  }
 #else
   std::free(data_);
 #endif
@@ -106,20 +113,34 @@ void PinnedBuffer::reserve(std::size_t bytes) {
   if (bytes <= size_) return;
   release();
   size_ = 0;
-  pinned_ = false;
+  pinned_ = registered_ = false;
+  // cudaMallocHost gives page-aligned memory; a coarser --buffer-align is met by aligned
+  // memory registered with the driver instead.
+  const std::size_t align = std::max<std::size_t>(exec::host_alignment(), 4096);
+  const auto aligned = [&] {
+    char* p = static_cast<char*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+    if (!p) throw Error("out of host memory allocating a staging buffer");
+    return p;
+  };
 #if defined(BEATNIK_WITH_CUDA)
   if (exec::device_count() > 0) {
-    void* p = nullptr;
-    cuda_check(cudaMallocHost(&p, bytes), "cudaMallocHost");
-    data_ = static_cast<char*>(p);
+    if (align > 4096) {
+      data_ = aligned();
+      if (cudaHostRegister(data_, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+        std::free(data_);
+        data_ = nullptr;
+        throw Error("cudaHostRegister of a " + std::to_string(bytes) + "-byte staging buffer failed");
+      }
+      registered_ = true;
+    } else {
+      void* p = nullptr;
+      cuda_check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+      data_ = static_cast<char*>(p);
+    }
     pinned_ = true;
   }
 #endif
-  if (!data_) {
-    const std::size_t align = 4096;
-    data_ = static_cast<char*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
-    if (!data_) throw Error("out of host memory allocating a staging buffer");
-  }
+  if (!data_) data_ = aligned();
   size_ = bytes;
 }
 

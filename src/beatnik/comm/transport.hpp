@@ -44,7 +44,8 @@ struct Message {
 };
 
 // Page-locked host memory for staging (cudaMallocHost in a CUDA build, so copies run at full
-// speed and asynchronously; aligned host memory otherwise). Grows, never shrinks.
+// speed and asynchronously; aligned host memory otherwise), aligned to --buffer-align (at least a
+// page). Grows, never shrinks.
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
@@ -60,6 +61,7 @@ class PinnedBuffer {
   char* data_ = nullptr;
   std::size_t size_ = 0;
   bool pinned_ = false;
+  bool registered_ = false;  // aligned_alloc + cudaHostRegister (a --buffer-align above a page)
 };
 
 class Transport {

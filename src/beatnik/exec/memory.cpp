@@ -1,7 +1,9 @@
 // Host and device allocation, copies and bookkeeping.
 #include "beatnik/exec/memory.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -81,7 +83,7 @@ void set_device(int id) {
 #endif
 }
 
-int bind_device(int node_local_rank, int override_id) {
+int bind_device(int node_local_rank, int override_id, int ranks_per_gpu, int node_local_size) {
   int id = override_id;
   if (id < 0) {
     if (const char* env = std::getenv("BEATNIK_GPU_ID"); env && *env) {
@@ -96,6 +98,15 @@ int bind_device(int node_local_rank, int override_id) {
     throw NotAvailable(cuda_built() ? "-x cuda: no CUDA GPU is visible to this process (check the driver and "
                                       "CUDA_VISIBLE_DEVICES), or run with -x host"
                                     : "-x cuda: this beatnik was built without the CUDA backend");
+  if (id < 0 && ranks_per_gpu > 0) {
+    const int needed = (node_local_size + ranks_per_gpu - 1) / ranks_per_gpu;
+    if (needed > n)
+      throw NotAvailable("--ranks-per-gpu " + std::to_string(ranks_per_gpu) + ": " + std::to_string(node_local_size) +
+                         " ranks on this node need " + std::to_string(needed) + " GPU(s), but " + std::to_string(n) +
+                         " are visible; use --ranks-per-gpu " +
+                         std::to_string((node_local_size + n - 1) / n) + " or more, or fewer ranks");
+    id = node_local_rank / ranks_per_gpu;
+  }
   if (id < 0) id = node_local_rank % n;
   if (id >= n)
     throw NotAvailable("GPU " + std::to_string(id) + " asked for (--gpu-id or BEATNIK_GPU_ID), but only " +
@@ -137,11 +148,28 @@ int host_threads() {
 #endif
 }
 
+namespace {
+// Page alignment by default: it keeps FFTW on its SIMD paths and suits registered/pinned memory.
+std::atomic<std::size_t> g_host_alignment{4096};
+}  // namespace
+
+void check_host_alignment(long bytes) {
+  if (bytes < long(sizeof(void*)) || (bytes & (bytes - 1)) != 0 || bytes > (long(1) << 30))
+    throw InputError("--buffer-align " + std::to_string(bytes) +
+                     ": the alignment must be a power of two from 8 bytes to 1 GiB");
+}
+
+void set_host_alignment(std::size_t bytes) {
+  check_host_alignment(static_cast<long>(bytes));
+  g_host_alignment = bytes;
+}
+
+std::size_t host_alignment() { return g_host_alignment; }
+
 void* allocate(Space s, std::size_t bytes) {
   void* p = nullptr;
   if (s == Space::Host) {
-    // Page alignment keeps FFTW on its SIMD paths and suits registered/pinned memory later.
-    const std::size_t align = 4096;
+    const std::size_t align = std::max<std::size_t>(g_host_alignment, alignof(std::max_align_t));
     p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
     if (!p) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
   } else {

@@ -8,6 +8,11 @@
 namespace beatnik::exec {
 
 void* allocate(Space s, std::size_t bytes);
+// Alignment in bytes of every host allocation from now on (4096 unless set; --buffer-align):
+// a power of two from 8 to 1 GiB, else InputError. Device memory keeps cudaMalloc's alignment.
+void check_host_alignment(long bytes);
+void set_host_alignment(std::size_t bytes);
+std::size_t host_alignment();
 void deallocate(Space s, void* p) noexcept;
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
 void fill_zero(Space s, void* p, std::size_t bytes);

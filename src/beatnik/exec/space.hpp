@@ -19,10 +19,12 @@ int device_count();
 void set_device(int id);
 
 // GPU of a rank: `override_id` if >= 0, else the environment variable BEATNIK_GPU_ID if set,
-// else node_local_rank modulo the visible GPUs. Selects it and returns its id. Throws
-// NotAvailable when no GPU is visible or the id does not exist, InputError for a malformed
-// BEATNIK_GPU_ID.
-int bind_device(int node_local_rank, int override_id);
+// else, with ranks_per_gpu K > 0, GPU node_local_rank / K (K consecutive node-local ranks share
+// one GPU), else node_local_rank modulo the visible GPUs. Selects it and returns its id. Throws
+// NotAvailable when no GPU is visible or the id does not exist (for K, alike on every rank of
+// the node: node_local_size ranks need ceil(node_local_size / K) GPUs), InputError for a
+// malformed BEATNIK_GPU_ID.
+int bind_device(int node_local_rank, int override_id, int ranks_per_gpu = 0, int node_local_size = 1);
 
 // The selected GPU's name and memory (free and total bytes, as the driver reports them).
 std::string device_name();

@@ -48,6 +48,15 @@ class Strategy {
   // Complete it: every receive link's doubles are in the receive buffer, and the send buffer
   // may be packed again.
   virtual void finish() = 0;
+
+  // Device-direct strategies only (StrategyEntry::device_direct: Setup's buffers are device
+  // memory, never staged). The pack kernel writes send link s's message straight to
+  // remote_target(s) on the peer's GPU when that is not null; before_pack() runs before it (the
+  // peer must have read the previous exchange's data), after_unpack() after the unpack kernel
+  // has been queued (tells the senders the receive buffer may be written again).
+  virtual double* remote_target(int /*send_link*/) const { return nullptr; }
+  virtual void before_pack() {}
+  virtual void after_unpack() {}
 };
 
 // MPI counts are int: `n` as an int, or an Error naming the exchange (never a truncated count).

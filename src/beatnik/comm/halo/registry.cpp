@@ -1,6 +1,7 @@
 #include "beatnik/comm/halo/registry.hpp"
 
 #include "beatnik/comm/strategy_registry.hpp"
+#include "beatnik/exec/space.hpp"
 
 namespace beatnik::comm::halo {
 
@@ -11,6 +12,7 @@ std::unique_ptr<Strategy> make_neighbor(const Setup& s);
 std::unique_ptr<Strategy> make_rma_fence(const Setup& s);
 std::unique_ptr<Strategy> make_rma_pscw(const Setup& s);
 std::unique_ptr<Strategy> make_rma_lock(const Setup& s);
+std::unique_ptr<Strategy> make_device_ipc(const Setup& s);
 
 namespace {
 
@@ -51,6 +53,15 @@ std::string one_sided(TransportKind kind) {
   return "";
 }
 
+// GPU memory written by the sender's pack kernel over CUDA IPC: a CUDA build, -x cuda with an
+// MPI transport (MPI carries only the signals).
+std::string device_only(TransportKind kind) {
+  if (std::string why = not_over_nccl(kind); !why.empty()) return why;
+  if (!exec::cuda_built()) return "this beatnik was built without the CUDA backend";
+  if (kind == TransportKind::Host) return "it moves device memory: run with -x cuda";
+  return "";
+}
+
 }  // namespace
 
 const std::vector<StrategyEntry>& registry() {
@@ -67,6 +78,9 @@ const std::vector<StrategyEntry>& registry() {
       {"rma-lock", "passive target: MPI_Put + MPI_Win_flush, then a flag the target waits on (and a ready flag "
                    "back)",
        one_sided, make_rma_lock},
+      {"device-ipc", "GPU one-sided: the pack kernel writes into the neighbour GPU's buffer (CUDA IPC), an IPC event "
+                     "and a zero-byte MPI message signal it (-x cuda, ranks of one node)",
+       device_only, make_device_ipc, true},
   };
   return all;
 }

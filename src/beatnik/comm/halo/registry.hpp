@@ -20,6 +20,8 @@ struct StrategyEntry {
   // else why not.
   std::string (*unavailable)(TransportKind kind);
   std::unique_ptr<Strategy> (*make)(const Setup&);  // collective over setup.comm
+  // Moves device memory itself (no MPI data path, no staging): Setup holds the device buffers.
+  bool device_direct = false;
 };
 
 // All strategies, in the order --help lists them.
