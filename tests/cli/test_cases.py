@@ -267,6 +267,7 @@ bad = [
     (["--case", "low-weak", "--case-scale", "0"], "--case-scale must be a positive number"),
     (["--case", "low-weak", "--case-scale", "nan"], "--case-scale must be a positive number"),
     (["--case", "low-weak", "--case-scale", "x"], "case-scale"),
+    (["--case", "low-strong", "--case-scale", "1e300"], "far beyond any machine"),
     (["-T", "10"], "a tilted plane is not periodic"),
     (["--case", "cutoff-weak", "--case-scale", "0.05", "-T", "5"], "a tilted plane is not periodic"),
     (["-O", "high", "-b", "free", "-T", "90"], "strictly between -90 and 90"),

@@ -42,7 +42,10 @@ const BenchmarkCase& find_case(std::string_view name) {
 }
 
 int case_nodes(const BenchmarkCase& c, double scale) {
-  return std::max(4, static_cast<int>(std::lround(c.nodes * scale)));
+  const double n = c.nodes * scale;
+  if (!(n <= 1e9))
+    throw InputError(fmt::format("--case-scale {:g} makes the {} case's -n {:g}: far beyond any machine", scale, c.name, n));
+  return std::max(4, static_cast<int>(std::lround(n)));
 }
 
 std::string case_list_text() {
