@@ -108,7 +108,7 @@ bad_inputs = [
     (["--results", plain_file + "/r.json"], "does not exist"),
     (["-F", "1", "-o", plain_file + "/out"], "cannot be created"),
     (["--write-state-every", "5"], "needs --write-state"),
-    (["-T", "0.1"], "not available yet"),
+    (["-T", "0.1"], "a tilted plane is not periodic"),
     (["-i", "checkpoint.h5"], "no such file"),
     (["-F", "1", "-o", "/nonexistent-dir/out"], "cannot be created"),
     (["--checkpoint-every", "-1"], "checkpoint-every"),

@@ -84,8 +84,10 @@ OPTIONS = {
     "--metric-power": (real(0.5, 1.0), any_real), "--progress-every": (ints(0, 2), any_int),
     "-T": (choice("0"), any_real), "--hdf5-mode": (choice("auto", "blocks"), choice("collective", "x")),
     "--checkpoint-keep": (ints(1, 3), any_int),
+    "--case": (choice("low-weak", "low-strong", "cutoff-weak", "cutoff-strong"), choice("huge", "", "LIST")),
+    "--case-scale": (real(0.002, 0.01), any_real),
 }
-FLAGS = ["--async-output", "--halo-overlap"]
+FLAGS = ["--async-output", "--halo-overlap", "--dry-run"]
 KEYS = sorted(OPTIONS)
 
 

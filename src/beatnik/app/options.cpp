@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "beatnik/app/cases.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
@@ -23,7 +24,12 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("-m,--magnitude", o.magnitude, "Initial amplitude m")->group(P);
   app.add_option("-p,--period", o.period, "Wavelength of cos (length units) / width parameter of sech2")->group(P);
   app.add_option("--seed", o.seed, "Seed of random/gaussian heights (default: 1e7 * period, as the reference)")->group(P);
-  app.add_option("-T,--tilt", o.tilt, "Tilt of the initial interface (not available yet)")->group(P);
+  app.add_option("-T,--tilt", o.tilt, "Tilt the initial interface by DEG degrees about the y axis (height + tan(DEG) x; free boundaries only, docs/cases.md)")->group(P);
+  std::string case_name;
+  double case_scale = 1.0;
+  app.add_option("--case", case_name, "Benchmark case of the paper (low-weak, low-strong, cutoff-weak, cutoff-strong): sets its options, each overridable; 'list' prints them (docs/cases.md)")->group(P);
+  app.add_option("--case-scale", case_scale, "Multiply the case's -n (per rank for weak cases) by S, e.g. 0.125 on a laptop")->group(P);
+  app.add_flag("--dry-run", o.dry_run, "Set the run up, print the banner and exit 0 without a step (no files written)")->group(P);
   app.add_option("-i,--input", o.input, "Start from FILE: a checkpoint (restart) or an HDF5 surface file (docs/io.md)")->group(P);
 
   const char* M = "Mesh and decomposition";
@@ -131,6 +137,13 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   } catch (const CLI::ParseError& e) {
     throw InputError(e.what());
   }
+  if (case_name == "list") {
+    text = case_list_text();
+    return ParseOutcome::Exit;
+  }
+  if (app.count("--case-scale") > 0 && case_name.empty()) throw InputError("--case-scale needs --case NAME");
+  if (!case_name.empty())
+    apply_case(find_case(case_name), case_scale, o, [&](const char* flag) { return app.count(flag) > 0; });
   return ParseOutcome::Run;
 }
 

@@ -70,6 +70,12 @@ struct Options {
   int checkpoint_keep = 2;
   std::string hdf5_mode = "auto";
   bool async_output = false;
+  // Benchmark case (--case, app/cases.hpp): the case's values are already in the fields above.
+  std::string case_name;                    // empty: no case
+  double case_scale = 1.0;                  // --case-scale
+  std::vector<std::string> case_overrides;  // case options the user gave explicitly
+  bool weak_scale_by_ranks = false;         // a weak-scaled case: -w is the rank count
+  bool dry_run = false;                     // --dry-run: set up, print the banner, exit 0
 };
 
 enum class ParseOutcome { Run, Exit };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "beatnik/app/tilt.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
@@ -208,7 +209,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
                                             : fft::PlanEffort::Patient;
 
   // Derived sizes (MODEL.md §2.2): weak scaling multiplies n and B by sqrt(W).
-  const double sw = std::sqrt(static_cast<double>(o.weak_scale));
+  c.weak_scale = o.weak_scale_by_ranks ? ranks : o.weak_scale;
+  const double sw = std::sqrt(static_cast<double>(c.weak_scale));
   c.nodes = static_cast<int>(o.nodes * sw);
   c.half_width = o.box * sw;
   c.geometry = make_geometry(c.profile, periodic, c.nodes, c.half_width);
@@ -299,6 +301,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.initial.period = o.period;
   c.initial.seed = o.seed ? *o.seed : static_cast<std::uint64_t>(static_cast<long long>(1e7 * o.period));
   c.initial.reference_ranges = c.profile == Profile::Beatnik;
+  apply_tilt(o, periodic, c.initial);
 
   // Combinations
   if (!periodic && c.model.order != model::Order::High) {
@@ -312,7 +315,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   }
 
   // Valid requests that are not built yet.
-  if (o.tilt) throw NotAvailable("-T/--tilt: tilted initial interfaces are not available yet");
   if (c.space == exec::Space::Device && !exec::cuda_built())
     throw NotAvailable("-x cuda: this beatnik was built without the CUDA backend (build the 'cuda' preset)");
   if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())

@@ -21,6 +21,7 @@ enum class Profile { Consistent, Beatnik };
 struct RunConfig {
   Options options;  // as given
   Profile profile = Profile::Consistent;
+  int weak_scale = 1;  // -w, or the rank count for a weak-scaled --case
   int nodes = 0;       // n after weak scaling
   double half_width = 0;  // B after weak scaling
   mesh::Geometry geometry;

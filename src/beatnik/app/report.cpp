@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "beatnik/app/cases.hpp"
 #include "beatnik/app/load_report.hpp"
 #include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
@@ -101,8 +102,12 @@ json config_json(const Simulation& sim) {
   j["magnitude"] = o.magnitude;
   j["period"] = o.period;
   j["seed"] = c.initial.seed;
+  j["tilt_degrees"] = o.tilt ? json(*o.tilt) : json(nullptr);
+  j["tilt_slope"] = c.initial.tilt_slope;
+  j["case"] = o.case_name.empty() ? json(nullptr)
+                                  : json{{"name", o.case_name}, {"scale", o.case_scale}, {"overridden", o.case_overrides}};
   j["nodes_option"] = o.nodes;
-  j["weak_scale"] = o.weak_scale;
+  j["weak_scale"] = c.weak_scale;
   j["nodes_after_weak_scaling"] = c.nodes;
   j["half_width"] = c.half_width;
   j["boundary"] = o.boundary;
@@ -345,8 +350,9 @@ void print_banner(const Simulation& sim) {
   const RunConfig& c = sim.config();
   const auto& g = c.geometry;
   fmt::print("beatnik: Z-model, {} order, profile {}\n", model::to_string(c.model.order), to_string(c.profile));
+  if (!c.options.case_name.empty()) fmt::print("  case        {}\n", case_banner(c.options));
   fmt::print("  mesh        {} x {} nodes ({}), box [-{:g}, {:g}]^2, weak scale {}\n", g.nodes[0], g.nodes[1],
-             c.options.boundary, c.half_width, c.half_width, c.options.weak_scale);
+             c.options.boundary, c.half_width, c.half_width, c.weak_scale);
   fmt::print("  ranks       {} as {} x {}, {} node(s), exec {} ({} thread(s) per rank)\n", sim.mesh().grid().size(),
              c.procs[0], c.procs[1], sim.context().node_count(), exec::to_string(c.space), exec::host_threads());
   fmt::print("{}", placement_banner(sim));
@@ -366,8 +372,11 @@ void print_banner(const Simulation& sim) {
                            : std::string("fixed 3x3 images"),
                  b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");
   }
-  fmt::print("  initial     {} m = {:g} p = {:g}\n", model::to_string(c.initial.shape), c.initial.magnitude,
-             c.initial.period);
+  fmt::print("  initial     {} m = {:g} p = {:g}{}\n", model::to_string(c.initial.shape), c.initial.magnitude,
+             c.initial.period,
+             c.options.tilt ? fmt::format(", tilted {:g} degrees (slope {:.6g} along x)", *c.options.tilt,
+                                          c.initial.tilt_slope)
+                            : std::string());
   fmt::print("  time        {} steps of dt = {:.6g} (tau = {:.6g}, t_final = {:.6g})\n", c.steps, c.dt, c.tau,
              c.steps * c.dt);
   const Options& o = c.options;

@@ -41,7 +41,10 @@ double uniform01(std::uint64_t seed, long i, long j, int stream) {
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
-double initial_height(const InitialCondition& ic, long i, long j, double x, double y) {
+namespace {
+
+// The height of -I alone.
+double shape_height(const InitialCondition& ic, long i, long j, double x, double y) {
   const double m = ic.magnitude, p = ic.period;
   switch (ic.shape) {
     case InitialShape::Cos:
@@ -70,6 +73,13 @@ double initial_height(const InitialCondition& ic, long i, long j, double x, doub
     }
   }
   return 0.0;
+}
+
+}  // namespace
+
+double initial_height(const InitialCondition& ic, long i, long j, double x, double y) {
+  const double z = shape_height(ic, i, j, x, y);
+  return ic.tilt_slope == 0.0 ? z : z + ic.tilt_slope * x;
 }
 
 void initialize_state(const mesh::SurfaceMesh& mesh, const InitialCondition& ic, const mesh::Field& state) {

@@ -20,13 +20,14 @@ struct InitialCondition {
   double period = 1.0;
   std::uint64_t seed = 0;
   bool reference_ranges = false;  // beatnik profile: the reference's random/gaussian value ranges
+  double tilt_slope = 0.0;        // -T: the height rises by tilt_slope per unit of x (a tilted plane)
 };
 
 // Uniform double in [0, 1) from a hash of (seed, i, j, stream): splitmix64 finalizer.
 std::uint64_t mix64(std::uint64_t x);
 double uniform01(std::uint64_t seed, long i, long j, int stream);
 
-// Height z3 of global node (i, j) at position (x, y).
+// Height z3 of global node (i, j) at position (x, y): the shape of -I plus the tilt plane.
 double initial_height(const InitialCondition& ic, long i, long j, double x, double y);
 
 // Fills owned nodes of the 5-component state (ghosts are left to the first gather).
