@@ -151,15 +151,15 @@ def expect_banner(name, ranks, b):
         check(tag + " no BR solve", "BR" not in b, b.get("BR"))
 
 
-# 2. Each case's banner (--dry-run: set up, print, exit) on 1-4 ranks (the weak cases on several).
+# 2. Each case's banner (--setup-only: set up, print, exit) on 1-4 ranks (the weak cases on several).
 for name in DOC:
     for ranks in {"low-weak": (1, 2, 3, 4), "cutoff-weak": (1, 3), "low-strong": (3,), "cutoff-strong": (4,)}[name]:
-        p = run(["--case", name, "--case-scale", str(SCALE[name]), "--dry-run", "--results", f"{tmp}/dry.json"],
+        p = run(["--case", name, "--case-scale", str(SCALE[name]), "--setup-only", "--results", f"{tmp}/dry.json"],
                 ranks=ranks)
-        check(f"{name} dry run on {ranks} exit 0", ok(p), why(p))
+        check(f"{name} setup-only run on {ranks} exit 0", ok(p), why(p))
         if ok(p):
             expect_banner(name, ranks, banner(p))
-check("dry run writes no file", not os.listdir(tmp), str(os.listdir(tmp)))
+check("setup-only run writes no file", not os.listdir(tmp), str(os.listdir(tmp)))
 
 
 def results(opts, ranks, tag):

@@ -87,7 +87,7 @@ OPTIONS = {
     "--case": (choice("low-weak", "low-strong", "cutoff-weak", "cutoff-strong"), choice("huge", "", "LIST")),
     "--case-scale": (real(0.002, 0.01), any_real),
 }
-FLAGS = ["--async-output", "--halo-overlap", "--dry-run"]
+FLAGS = ["--async-output", "--halo-overlap", "--setup-only"]
 KEYS = sorted(OPTIONS)
 
 

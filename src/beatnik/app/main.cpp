@@ -73,7 +73,7 @@ int run(int argc, char** argv, int rank, int size) {
 
   // 2. Output paths: rank 0 looks, everyone hears the verdict.
   std::string bad_path;
-  if (rank == 0 && !opts.dry_run) {  // a dry run writes nothing
+  if (rank == 0 && !opts.setup_only) {  // --setup-only writes nothing
     if (app::writes_output_dir(opts)) bad_path = app::prepare_output_dir(opts.output_dir);
     if (bad_path.empty()) bad_path = unwritable(opts.results, "--results");
     if (bad_path.empty()) bad_path = unwritable(opts.write_state, "--write-state");
@@ -110,7 +110,7 @@ int run(int argc, char** argv, int rank, int size) {
   if (rank == 0 && opts.input)
     fmt::print("  input       {} ({}), starting at step {}\n", *opts.input,
                input.checkpoint ? "checkpoint" : "surface file", sim.steps_done());
-  if (opts.dry_run) return 0;  // --dry-run: the banner is the product
+  if (opts.setup_only) return 0;  // --setup-only: the banner is the product
   app::RunIo files(sim, opts, args);
   app::install_stop_signals();
 

@@ -29,7 +29,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   double case_scale = 1.0;
   app.add_option("--case", case_name, "Benchmark case of the paper (low-weak, low-strong, cutoff-weak, cutoff-strong): sets its options, each overridable; 'list' prints them (docs/cases.md)")->group(P);
   app.add_option("--case-scale", case_scale, "Multiply the case's -n (per rank for weak cases) by S, e.g. 0.125 on a laptop")->group(P);
-  app.add_flag("--dry-run", o.dry_run, "Set the run up, print the banner and exit 0 without a step (no files written)")->group(P);
+  app.add_flag("--setup-only", o.setup_only, "Set the run up, print the banner and exit 0 without a step (no files written)")->group(P);
   app.add_option("-i,--input", o.input, "Start from FILE: a checkpoint (restart) or an HDF5 surface file (docs/io.md)")->group(P);
 
   const char* M = "Mesh and decomposition";

@@ -75,7 +75,7 @@ struct Options {
   double case_scale = 1.0;                  // --case-scale
   std::vector<std::string> case_overrides;  // case options the user gave explicitly
   bool weak_scale_by_ranks = false;         // a weak-scaled case: -w is the rank count
-  bool dry_run = false;                     // --dry-run: set up, print the banner, exit 0
+  bool setup_only = false;                  // --setup-only: set up, print the banner, exit 0
 };
 
 enum class ParseOutcome { Run, Exit };
