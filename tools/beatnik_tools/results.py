@@ -35,8 +35,8 @@ def check_results(doc):
     return None
 
 
-def load_results(path):
-    """The document in `path`; UsageError naming the file when it is not a valid results file."""
+def read_json(path):
+    """The JSON document in `path`; UsageError naming the file when it cannot be read or parsed."""
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -44,6 +44,12 @@ def load_results(path):
         raise UsageError(f"{path}: cannot read: {e.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: not valid JSON ({e})") from None
+    return doc
+
+
+def load_results(path):
+    """The document in `path`; UsageError naming the file when it is not a valid results file."""
+    doc = read_json(path)
     why = check_results(doc)
     if why:
         raise UsageError(f"{path}: {why}")

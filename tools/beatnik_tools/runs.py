@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from . import UsageError
 from .manifest import read_manifest
-from .results import load_results
+from .results import SCHEMA, check_results, read_json
 
 H_OPTIONS = ("-H", "--heffte-configuration")
 
@@ -87,20 +87,27 @@ def _collect_paths(inputs):
 def load_runs(inputs):
     """Every input run, checked; UsageError when one is invalid or the schema versions differ."""
     paths, labels = _collect_paths(inputs)
+    docs = {p: read_json(p) for p in paths}
+    for p, doc in docs.items():
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+            raise UsageError(f"{p}: {check_results(doc)}")
+    versions = sorted({repr(doc.get("schema_version")) for doc in docs.values()})
+    if len(versions) > 1:
+        by = {v: [os.path.basename(p) for p, d in docs.items() if repr(d.get("schema_version")) == v][:3]
+              for v in versions}
+        raise UsageError("mixed results schema versions: " +
+                         "; ".join(f"version {v} in {', '.join(f)}" for v, f in by.items()) +
+                         " (report one version at a time)")
     runs = []
-    for p in paths:
-        doc = load_results(p)
+    for p, doc in docs.items():
+        why = check_results(doc)
+        if why:
+            raise UsageError(f"{p}: {why}")
         opts = program_options(doc)
         rid, label = labels.get(p, (None, None))
         rid = rid or os.path.splitext(os.path.basename(p))[0]
         runs.append(Run(p, doc, rid, label or (" ".join(opts) if opts else "(default options)"), opts,
                         tuple(_drop_option(list(opts), H_OPTIONS)), int(doc["decomposition"].get("ranks", 0))))
-    versions = sorted({r.doc["schema_version"] for r in runs})
-    if len(versions) > 1:
-        by = {v: [os.path.basename(r.path) for r in runs if r.doc["schema_version"] == v][:3] for v in versions}
-        raise UsageError("mixed results schema versions: " +
-                         "; ".join(f"version {v} in {', '.join(f)}" for v, f in by.items()) +
-                         " (report one version at a time)")
     ids = [r.id for r in runs]
     if len(set(ids)) != len(ids):   # files of the same name from different folders
         for r in runs:
