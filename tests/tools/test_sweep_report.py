@@ -135,7 +135,7 @@ def expected_script(name, jid, ranks, nodes, per_node, gpus, out, beatnik, args)
 def slurm_part(a, tmp, study_out):
     study = os.path.join(tmp, "cluster.toml")
     with open(study, "w", encoding="utf-8") as f:
-        f.write(f'''name = "cluster"
+        f.write('''name = "cluster"
 program = "/opt/beatnik/bin/beatnik"
 ranks = [1, 4, 6]
 args = ["-x", "cuda"]
@@ -260,7 +260,7 @@ def report_part(a, tmp, study_out):
                   and close(r["efficiency"], eff) and r["series"] == f"low H{h}", (r, t, eff))
     # Heatmaps: ranks x -H of the low series and of the cutoff series.
     heat = [f for f in figs if f.startswith("heatmap-")]
-    check("heatmap: one per series", len(heat) == 2, heat)
+    check("heatmap: one per series", sorted(heat) == ["heatmap-cut", "heatmap-low"], heat)
     cells = []
     for f in heat:
         cells += read_csv(os.path.join(out, f + ".csv"))
@@ -269,7 +269,7 @@ def report_part(a, tmp, study_out):
         want[(jid.split(".")[0], d["decomposition"]["ranks"], d["config"]["heffte_configuration"])] = region(jid, "step")
     got = {}
     for f in heat:
-        series = "cut" if "cutoff" in f else "low"
+        series = f[len("heatmap-"):]
         for r in read_csv(os.path.join(out, f + ".csv")):
             got[(series, int(r["ranks"]), int(r["heffte_configuration"]))] = float(r["seconds_per_step"])
     check("heatmap: every cell equals its run's step time", set(got) == set(want)
@@ -294,10 +294,11 @@ def report_part(a, tmp, study_out):
                 for k, v in enumerate(snaps[s][q])}
         got = {(r["step"], r["quantity"], int(r["grid_rank"])): float(r["value"]) for r in rows}
         check(f"load {jid}: snapshot values", got == want and len(snaps) == 2, (len(got), len(want)))
-    # Step-time histograms: every measured step in its bin, the median.
+    # Step-time histograms, one per series, a panel per rank count: every measured step in its bin, the median.
     for jid, d in docs.items():
-        path = os.path.join(out, f"steps-{jid}.csv")
-        rows = read_csv(path) if os.path.isfile(path) else []
+        series, n = label[jid]
+        path = os.path.join(out, "steps-" + series.replace(" ", "-") + ".csv")
+        rows = [r for r in read_csv(path) if int(r["ranks"]) == n] if os.path.isfile(path) else []
         secs = d["steps"]["seconds"]
         counts = [0] * len(rows)
         for s in secs:
@@ -307,7 +308,8 @@ def report_part(a, tmp, study_out):
                     counts[k] += 1
                     break
         check(f"histogram {jid}", rows and counts == [int(r["steps"]) for r in rows] and sum(counts) == len(secs)
-              and all(close(r["median_seconds"], statistics.median(secs)) for r in rows), (rows, secs))
+              and all(close(r["median_seconds"], statistics.median(secs)) and r["series"] == series for r in rows),
+              (rows, secs))
     # Bytes per placement: the per-step split of every pattern.
     rows = read_csv(os.path.join(out, "bytes-per-placement.csv"))
     got = {(r["run"], r["pattern"]): (float(r["self_bytes_per_step"]), float(r["on_node_bytes_per_step"]),

@@ -61,7 +61,8 @@ def plan_jobs(study):
                     if study.repetitions > 1:
                         parts.append(f"r{rep}")
                     jid = ".".join(parts)
-                    args = study.args + entry.program_args() + vary_args(vary)
+                    args = [a.replace("{ranks}", str(ranks))
+                            for a in study.args + entry.program_args() + vary_args(vary)]
                     jobs.append(Job(jid, entry.name, ranks, rep, vary, args, f"runs/{jid}.json", f"logs/{jid}.log"))
     ids = [j.id for j in jobs]
     if len(set(ids)) != len(ids):

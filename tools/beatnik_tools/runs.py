@@ -21,6 +21,7 @@ class Run:
     label: str          # the series as the user named it: manifest entry + varied options, else the options
     series: tuple       # what the runs of one scaling curve share: the program options (no --results)
     series_no_h: tuple  # the same without -H (the heatmap's columns)
+    label_no_h: str
     ranks: int
 
     @property
@@ -59,6 +60,33 @@ def program_options(doc):
     return tuple(_drop_option(list(argv[1:]), ("--results",)))
 
 
+def _series_of_options(opts):
+    """A series from a bare command line: the weak-scaling factor's value is left out (it follows
+    the rank count), its presence is kept."""
+    out, k = [], 0
+    while k < len(opts):
+        if opts[k] in ("-w", "--weak-scale") and k + 1 < len(opts):
+            out += [opts[k], "W"]
+            k += 2
+            continue
+        out.append(opts[k])
+        k += 1
+    return tuple(out)
+
+
+def _series(opts, job):
+    """(series, label, series without -H, its label): from the manifest's job (entry and varied
+    options) when there is one, else from the command line."""
+    if job:
+        vary = job.get("vary") or {}
+        rest = [f"{o.lstrip('-')}={v}" for o, v in vary.items() if o not in H_OPTIONS]
+        no_h = " ".join([job.get("entry", "")] + rest)
+        return ("study", job.get("label")), job.get("label"), ("study", no_h), no_h
+    series = _series_of_options(opts)
+    no_h = tuple(_drop_option(list(series), H_OPTIONS))
+    return series, " ".join(series) or "(default options)", no_h, " ".join(no_h) or "(default options)"
+
+
 def _collect_paths(inputs):
     """(paths, manifest labels by absolute path) for the command line's folders and files."""
     paths, labels = [], {}
@@ -70,7 +98,7 @@ def _collect_paths(inputs):
                     p = os.path.abspath(os.path.join(item, job.get("results", "")))
                     if os.path.isfile(p):
                         paths.append(p)
-                        labels[p] = (job.get("id"), job.get("label"))
+                        labels[p] = job
             else:
                 found = sorted(glob.glob(os.path.join(item, "**", "*.json"), recursive=True))
                 paths += [os.path.abspath(p) for p in found if os.path.basename(p) != "manifest.json"]
@@ -103,11 +131,10 @@ def load_runs(inputs):
         why = check_results(doc)
         if why:
             raise UsageError(f"{p}: {why}")
-        opts = program_options(doc)
-        rid, label = labels.get(p, (None, None))
-        rid = rid or os.path.splitext(os.path.basename(p))[0]
-        runs.append(Run(p, doc, rid, label or (" ".join(opts) if opts else "(default options)"), opts,
-                        tuple(_drop_option(list(opts), H_OPTIONS)), int(doc["decomposition"].get("ranks", 0))))
+        job = labels.get(p)
+        rid = (job or {}).get("id") or os.path.splitext(os.path.basename(p))[0]
+        series, label, no_h, label_no_h = _series(program_options(doc), job)
+        runs.append(Run(p, doc, rid, label, series, no_h, label_no_h, int(doc["decomposition"].get("ranks", 0))))
     ids = [r.id for r in runs]
     if len(set(ids)) != len(ids):   # files of the same name from different folders
         for r in runs:

@@ -160,7 +160,7 @@ def load_study(path):
             if not isinstance(scale, (int, float)) or isinstance(scale, bool) or scale <= 0:
                 _fail(path, f"{where}: `case_scale` must be a positive number")
         eargs = _string_list(path, f"{where}: `args`", e.get("args", []))
-        if case is None and not eargs:
+        if case is None and "args" not in e:
             _fail(path, f"{where} needs a `case` or `args`")
         if "--results" in eargs:
             _fail(path, f"{where}: `args` must not contain --results")

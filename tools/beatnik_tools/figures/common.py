@@ -36,6 +36,14 @@ def short(text, limit=40):
     return text if len(text) <= limit else text[:limit // 2 - 1] + "…" + text[-(limit // 2 - 1):]
 
 
+def finish_bars(ax, names, ylabel, title):
+    """Tick labels under bar groups, the y label, the legend beside the plot, the title."""
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.set_title(title)
+
+
 def number(x):
     """A CSV cell: integers as integers, floats to full precision."""
     if isinstance(x, float):

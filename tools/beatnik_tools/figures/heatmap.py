@@ -30,7 +30,7 @@ def draw(runs, out_dir):
                 if cells.get((p, h)):
                     grid[i, j] = median(cells[(p, h)])
                     rows.append((p, h, float(grid[i, j]), len(cells[(p, h)])))
-        label = " ".join(key) or "(default options)"
+        label = members[0].label_no_h
         fig, ax = plt.subplots(figsize=(1.2 * len(configs) + 3, 0.7 * len(counts) + 2))
         ms = grid * 1e3
         spread = np.nanmax(ms) / np.nanmin(ms) if np.nanmin(ms) > 0 else 1.0

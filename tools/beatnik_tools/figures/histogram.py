@@ -1,5 +1,7 @@
 """Step-time histograms: the wall time of every measured step (slowest rank), one figure per
-run, the median marked."""
+series with a panel per rank count (the steps of its repetitions together), the median marked."""
+from collections import defaultdict
+
 import numpy as np
 
 from ..runs import median
@@ -12,23 +14,33 @@ def bin_edges(seconds):
 
 
 def draw(runs, out_dir):
-    figures = []
+    series = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        seconds = [float(s) for s in r.doc["steps"]["seconds"]]
-        if not seconds:
-            continue
-        edges = bin_edges(seconds)
-        counts, _ = np.histogram(seconds, bins=edges)
-        med = median(seconds)
-        fig, ax = plt.subplots(figsize=(5.5, 3.6))
-        ax.stairs(counts, edges * 1e3, fill=True, alpha=0.7)
-        ax.axvline(med * 1e3, color="crimson", lw=1.5, label=f"median {med * 1e3:.3g} ms")
-        ax.set_xlabel("ms per step (slowest rank)")
-        ax.set_ylabel("steps")
-        ax.legend(fontsize=8)
-        ax.set_title(f"{r.label} · {r.ranks}r ({len(seconds)} steps)", fontsize=8)
-        rows = [(float(edges[i]), float(edges[i + 1]), int(counts[i]), med) for i in range(len(counts))]
-        figures.append(save(fig, out_dir, "histogram", "steps-" + slug(r.id), f"Step times: {r.id}",
-                            "Wall time of every measured step (slowest rank per step); the red line is the median.",
-                            ["bin_low_seconds", "bin_high_seconds", "steps", "median_seconds"], rows))
+        series[r.series][r.ranks].append(r)
+    figures = []
+    for members in series.values():
+        counts_of = sorted(members)
+        label = members[counts_of[0]][0].label
+        fig, axes = plt.subplots(1, len(counts_of), figsize=(3.6 * len(counts_of) + 1, 3.4), squeeze=False)
+        rows = []
+        for ax, p in zip(axes[0], counts_of):
+            seconds = [float(s) for r in members[p] for s in r.doc["steps"]["seconds"]]
+            ax.set_title(f"{p} rank{'s' if p > 1 else ''} ({len(seconds)} steps)", fontsize=8)
+            ax.set_xlabel("ms per step (slowest rank)")
+            if not seconds:
+                continue
+            edges = bin_edges(seconds)
+            counts, _ = np.histogram(seconds, bins=edges)
+            med = median(seconds)
+            ax.stairs(counts, edges * 1e3, fill=True, alpha=0.7)
+            ax.axvline(med * 1e3, color="crimson", lw=1.5, label=f"median {med * 1e3:.3g} ms")
+            ax.legend(fontsize=7)
+            rows += [(label, p, float(edges[i]), float(edges[i + 1]), int(counts[i]), med) for i in range(len(counts))]
+        axes[0][0].set_ylabel("steps")
+        fig.suptitle(f"Step times: {label}", fontsize=9)
+        figures.append(save(fig, out_dir, "histogram", "steps-" + slug(label), f"Step times: {label}",
+                            "Wall time of every measured step (slowest rank per step; repetitions together), "
+                            "one panel per rank count; the red line is the median.",
+                            ["series", "ranks", "bin_low_seconds", "bin_high_seconds", "steps", "median_seconds"],
+                            rows))
     return figures

@@ -3,7 +3,7 @@ top-level timer regions, median over ranks and repetitions; `other` is the rest 
 from collections import defaultdict
 
 from ..runs import median, top_level_regions
-from .common import plt, save, short
+from .common import finish_bars, plt, save, short
 
 
 def breakdown(members):
@@ -44,10 +44,7 @@ def draw(runs, out_dir):
                    label=None if region in labelled else region)
             labelled.add(region)
             bottom += v
-    ax.set_xticks(range(len(bars)), [n for n, _ in bars], rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel("ms per step (median over ranks)")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    ax.set_title("Phase breakdown of a step")
+    finish_bars(ax, [n for n, _ in bars], "ms per step (median over ranks)", "Phase breakdown of a step")
     return [save(fig, out_dir, "phases", "phases", "Phase breakdown",
                  "Each bar one series at one rank count: the top-level timer regions of a step (median over "
                  "ranks and repetitions) and `other`, the rest of the timer region step.",

@@ -1,6 +1,6 @@
 """Bytes per step by where they go (self, on-node, off-node), per communication pattern, for
 every run, labelled by its placement (decomposition.placement, docs/placement.md)."""
-from .common import plt, save, short
+from .common import finish_bars, plt, save, short
 
 PARTS = ("self", "on_node", "off_node")
 HATCH = {"self": "", "on_node": "//", "off_node": "xx"}
@@ -36,11 +36,8 @@ def draw(runs, out_dir):
                 labelled.add((pattern, part))
                 bottom += v
             rows.append((r.id, placement_name(r.doc), r.ranks, pattern, *[float(split.get(p, 0.0)) for p in PARTS]))
-    ax.set_xticks(range(len(runs)), [f"{placement_name(r.doc)} · {r.ranks}r · {short(r.label)}" for r in runs],
-                  rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel("bytes per step (all ranks)")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    ax.set_title("Communication per step: self / on-node / off-node, per placement")
+    finish_bars(ax, [f"{placement_name(r.doc)} · {r.ranks}r · {short(r.label)}" for r in runs],
+                "bytes per step (all ranks)", "Communication per step: self / on-node / off-node, per placement")
     return [save(fig, out_dir, "bytes", "bytes-per-placement", "On-node and off-node bytes per placement",
                  "Bytes per step summed over ranks, per pattern, split into self (a rank to itself), on-node "
                  "and off-node; each bar group one run, labelled by its placement and node count.",
