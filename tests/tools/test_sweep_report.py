@@ -332,7 +332,35 @@ def report_part(a, tmp, study_out):
     check("rank-pair matrix: summed over patterns", code == 0 and
           {(int(r["from_rank"]), int(r["to_rank"])): float(r["bytes"]) for r in rows} == {(0, 1): 107, (1, 0): 50, (1, 1): 3}
           and png_ok(os.path.join(tmp, "pairs", "pairs-pairs.png")), (code, se, rows))
+    bare_files_part(a, tmp, docs)
     bad_inputs_part(a, tmp, docs)
+
+
+def bare_files_part(a, tmp, docs):
+    """Results files without a manifest: the series is the command line (the value of -w left
+    out); a mesh that grows with the ranks makes it weak scaling, E = T(1) / T(p)."""
+    bare = os.path.join(tmp, "bare")
+    os.makedirs(bare)
+    one, two = copy.deepcopy(docs["low.np1.H0"]), copy.deepcopy(docs["low.np2.H0"])
+    for d, w in ((one, "1"), (two, "2")):
+        argv = d["provenance"]["command_line"]
+        argv[1:1] = ["-w", w]
+    two["config"]["mesh_nodes"] = [45, 45]   # as -w 2 grows a 32² mesh
+    for name, d in (("one.json", one), ("two.json", two)):
+        json.dump(d, open(os.path.join(bare, name), "w"))
+    out = os.path.join(tmp, "bare-report")
+    code, so, se = run([a.report, bare, "--out", out])
+    scal = [f for f in os.listdir(out) if f.startswith("scaling-") and f.endswith(".csv")] if code == 0 else []
+    check("bare files: one scaling series", len(scal) == 1, (code, se, scal))
+    if len(scal) != 1:
+        return
+    rows = read_csv(os.path.join(out, scal[0]))
+    series = " ".join(["-w", "W", *one["provenance"]["command_line"][3:-2]])
+    for r in rows:
+        t = (one if r["ranks"] == "1" else two)["timers"]["regions"][r["region"]]["median"]
+        t1 = one["timers"]["regions"][r["region"]]["median"]
+        check(f"bare files: weak {r['region']} {r['ranks']}", r["kind"] == "weak" and r["series"] == series
+              and close(r["seconds_per_step"], t) and close(r["efficiency"], t1 / t), (r, series))
 
 
 def html_part(a, out, figs):

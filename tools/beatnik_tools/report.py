@@ -6,11 +6,8 @@ import os
 import sys
 
 from . import UsageError
-from .figures import comm_matrix, heatmap, histogram, load, phases, placement_bytes, scaling
 from .html_page import write_page
 from .runs import load_runs
-
-DRAWERS = (scaling, heatmap, phases, load, histogram, placement_bytes, comm_matrix)
 
 
 def _parser():
@@ -41,8 +38,10 @@ def _report(args):
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"--out {args.out}: exists and is not a folder")
     os.makedirs(out_dir, exist_ok=True)
+    # matplotlib only once the inputs are known to be good (a bad input answers at once)
+    from .figures import comm_matrix, heatmap, histogram, load, phases, placement_bytes, scaling
     figures = []
-    for drawer in DRAWERS:
+    for drawer in (scaling, heatmap, phases, load, histogram, placement_bytes, comm_matrix):
         figures += drawer.draw(done, out_dir)
     page = os.path.join(out_dir, "index.html")
     write_page(page, figures, done, left_out, args.inputs)
