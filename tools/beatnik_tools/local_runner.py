@@ -60,6 +60,10 @@ def run_jobs(jobs, manifest, out_dir, timeout=None, stream=sys.stdout):
                 code, why = None, f"ran past the time limit of {timeout:g} s"
             except OSError as e:
                 code, why = None, f"could not start: {e.strerror}"
+            except KeyboardInterrupt:
+                rec["status"], rec["message"] = "interrupted", "stopped by the user (Ctrl-C); runs again next time"
+                write_manifest(out_dir, manifest)
+                raise
         seconds = time.monotonic() - start
         rec["seconds"] = round(seconds, 3)
         rec["exit_code"] = code

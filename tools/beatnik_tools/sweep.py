@@ -116,7 +116,11 @@ def _sweep(args, defaults):
     write_manifest(out_dir, manifest)
     timeout = args.timeout if args.timeout is not None else study.timeout
     print(f"study {study.name!r}: {len(jobs)} runs into {out_dir}", flush=True)
-    ran, skipped, failed = run_jobs(jobs, manifest, out_dir, timeout)
+    try:
+        ran, skipped, failed = run_jobs(jobs, manifest, out_dir, timeout)
+    except KeyboardInterrupt:
+        print("beatnik-sweep: interrupted; the manifest says which runs finished", file=sys.stderr)
+        return 130
     print(f"study {study.name!r}: {ran} ran, {skipped} finished before, {failed} failed "
           f"(manifest {os.path.join(out_dir, 'manifest.json')})", flush=True)
     return 1 if failed else 0
