@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config openmpi-bin libopenmpi-dev libfftw3-dev libcli11-dev
           nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev python3
           libhdf5-openmpi-dev python3-h5py python3-numpy python3-venv python3-pip
-          python3-hypothesis)
+          python3-hypothesis python3-matplotlib chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
