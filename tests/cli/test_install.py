@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`cmake --install` into a temporary prefix: the programs land in bin/ (rocketrig a link to
 beatnik), the documentation in share/doc/beatnik, and the installed beatnik runs away from the
-build tree (--help, --case list). Standard library only."""
+build tree (--help, --case list), and so do the installed beatnik-sweep and beatnik-report.
+Standard library only."""
 import argparse
 import os
 import shutil
@@ -48,6 +49,12 @@ if os.path.isfile(beatnik):
     check("installed beatnik --case list", p is not None and p.returncode == 0
           and all(c in p.stdout for c in ("low-weak", "low-strong", "cutoff-weak", "cutoff-strong")),
           "" if p is None else p.stdout[-400:] + p.stderr[-400:])
+    # The Python study tools (tools/CMakeLists.txt) installed beside the program.
+    for tool in ("beatnik-sweep", "beatnik-report"):
+        path = os.path.join(bin_dir, tool)
+        q = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=120) if os.path.isfile(path) else None
+        check(f"installed {tool} --help", q is not None and q.returncode == 0 and "usage" in q.stdout.lower(),
+              "missing" if q is None else q.stdout[-300:] + q.stderr[-300:])
     os.chdir(cwd)
 shutil.rmtree(prefix, ignore_errors=True)
 check.finish()
