@@ -415,6 +415,35 @@ def bad_inputs_part(a, tmp, docs):
     check("report bad inputs: nothing written", not os.path.exists(os.path.join(tmp, "never")), "")
 
 
+# ---------------------------------------------------------------- a case entry, run here
+def case_part(a, tmp):
+    study = os.path.join(tmp, "case.toml")
+    with open(study, "w", encoding="utf-8") as f:
+        f.write(f'''name = "cases"
+program = "{a.beatnik}"
+
+[[entry]]
+name = "strong"
+case = "cutoff-strong"
+case_scale = 0.0625
+ranks = [2]
+args = ["-t", "2"]
+''')
+    out = os.path.join(tmp, "case-study")
+    code, so, se = run([a.sweep, study, "--out", out])
+    check("case sweep: exit 0", code == 0, f"exit {code}: {se[-500:]}")
+    results = os.path.join(out, "runs", "strong.np2.json")
+    if not os.path.isfile(results):
+        check("case sweep: results file", False, str(os.listdir(os.path.join(out, "runs"))))
+        return
+    doc = json.load(open(results))
+    line = doc["provenance"]["command_line"]
+    check("case sweep: --case and --case-scale passed", "--case" in line and
+          line[line.index("--case") + 1] == "cutoff-strong" and "--case-scale" in line, shlex.join(line))
+    check("case sweep: the run is the case", doc["config"]["case"]["name"] == "cutoff-strong"
+          and close(doc["config"]["case"]["scale"], 0.0625) and doc["steps"]["done"] == 2, str(doc["config"].get("case")))
+
+
 def main():
     p = argparse.ArgumentParser()
     for opt in ("--sweep", "--report", "--beatnik", "--chromium"):
@@ -424,6 +453,7 @@ def main():
         study_out = sweep_part(a, tmp)
         slurm_part(a, tmp, study_out)
         report_part(a, tmp, study_out)
+        case_part(a, tmp)
     check.finish()
 
 
