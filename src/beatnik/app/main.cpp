@@ -18,6 +18,7 @@
 #include "beatnik/app/report.hpp"
 #include "beatnik/app/run_io.hpp"
 #include "beatnik/app/simulation.hpp"
+#include "beatnik/app/trace_output.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/io/state_csv.hpp"
@@ -77,6 +78,8 @@ int run(int argc, char** argv, int rank, int size) {
     if (app::writes_output_dir(opts)) bad_path = app::prepare_output_dir(opts.output_dir);
     if (bad_path.empty()) bad_path = unwritable(opts.results, "--results");
     if (bad_path.empty()) bad_path = unwritable(opts.write_state, "--write-state");
+    if (bad_path.empty()) bad_path = unwritable(opts.trace, "--trace");
+    if (bad_path.empty()) bad_path = unwritable(opts.trace_goal, "--trace-goal");
   }
   int bad = bad_path.empty() ? 0 : 1;
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -180,6 +183,10 @@ int run(int argc, char** argv, int rank, int size) {
       say_error(e.what());
       code = app::kExitWriteFailed;
     }
+  }
+  if (const std::string e = app::write_traces(sim, opts.trace, opts.trace_goal); !e.empty()) {
+    say_error(e);
+    code = app::kExitWriteFailed;
   }
   auto doc = app::results_document(sim, outcome, args);
   const auto io_report = files.report();

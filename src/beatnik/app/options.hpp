@@ -62,6 +62,8 @@ struct Options {
   int write_frequency = 0;
   std::string output_dir = ".";
   std::string results;
+  std::string trace;       // --trace FILE: Chrome trace-event JSON (docs/traces.md)
+  std::string trace_goal;  // --trace-goal FILE: LogGOPSim GOAL schedule
   std::string write_state;
   long write_state_every = 0;
   long progress_every = -1;  // -1: automatic

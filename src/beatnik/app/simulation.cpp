@@ -98,6 +98,14 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
   // (Measured again after the first step: NCCL sets up its peer buffers on first use.)
   timers_.reset();
   stats_.reset();
+  if (!config_.options.trace.empty() || !config_.options.trace_goal.empty()) {
+    trace_ = std::make_unique<TraceRecorder>();
+    message_trace_ = std::make_unique<comm::MessageTrace>(*trace_, ctx_->comm());
+    timers_.set_trace(trace_.get());
+    stats_.set_trace(message_trace_.get());
+    MPI_Barrier(ctx_->comm());
+    trace_origin_ = wall_seconds();
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -105,6 +113,7 @@ Simulation::~Simulation() = default;
 void Simulation::step() {
   exec::fence(config_.space);
   const double t0 = wall_seconds();
+  if (trace_) trace_->begin_step(step_ + 1);
   model_->reset_health();
   {
     Timers::Scope t(&timers_, "step");
@@ -128,6 +137,7 @@ void Simulation::step() {
   }
   exec::fence(config_.space);
   step_seconds_.push_back(wall_seconds() - t0);
+  if (trace_) trace_->end_step(wall_seconds());
   timers_.resolve();
   region_series_.record(timers_.stats());
   if (steps_this_run() <= config_.warmup) {

@@ -12,8 +12,10 @@
 #include "beatnik/app/problem.hpp"
 #include "beatnik/base/region_series.hpp"
 #include "beatnik/base/timers.hpp"
+#include "beatnik/base/trace.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
@@ -69,6 +71,10 @@ class Simulation {
   long steps_this_run() const { return step_ - first_step_; }
   const mesh::Field& last_rate() const { return integrator_->last_rate(); }
   void restore(long step, const std::vector<double>& positions, const std::vector<double>& vorticity);
+  // --trace / --trace-goal: what this rank recorded (null when neither was asked for) and the
+  // wall time all ranks agreed on as the trace's zero (after a barrier).
+  const TraceRecorder* trace() const { return trace_.get(); }
+  double trace_origin() const { return trace_origin_; }
 
   // Reduced over all ranks (collective).
   GlobalDiagnostics diagnostics() const;
@@ -94,6 +100,9 @@ class Simulation {
   std::vector<double> warmup_seconds_;
   RegionSeries region_series_;
   std::vector<model::CutoffLoad> load_series_;
+  std::unique_ptr<TraceRecorder> trace_;
+  std::unique_ptr<comm::MessageTrace> message_trace_;
+  double trace_origin_ = 0;
 };
 
 }  // namespace beatnik::app

@@ -1,6 +1,7 @@
 #include "beatnik/base/timers.hpp"
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/trace.hpp"
 
 #if defined(BEATNIK_WITH_NVTX)
 #include <nvtx3/nvToolsExt.h>
@@ -20,6 +21,7 @@ void Timers::start(const std::string& name) {
 #if defined(BEATNIK_WITH_NVTX)
   nvtxRangePushA(name.c_str());
 #endif
+  if (trace_) trace_->phase_start(name, wall_seconds());
   if (clock_) open_device_[name] = clock_->record();
   else open_[name] = Clock::now();
 }
@@ -28,6 +30,7 @@ void Timers::stop(const std::string& name) {
 #if defined(BEATNIK_WITH_NVTX)
   nvtxRangePop();
 #endif
+  if (trace_) trace_->phase_stop(name, wall_seconds());
   if (clock_) {
     auto it = open_device_.find(name);
     if (it == open_device_.end()) throw Error("timer region '" + name + "' stopped but never started");

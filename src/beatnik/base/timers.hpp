@@ -15,6 +15,8 @@
 
 namespace beatnik {
 
+class TraceRecorder;
+
 // Timestamps queued in the device's work stream.
 class DeviceClock {
  public:
@@ -37,6 +39,9 @@ class Timers {
   Timers();
   ~Timers();
   void set_device_clock(std::unique_ptr<DeviceClock> clock);
+  // --trace: every region start and stop also goes to `trace` (host wall time, also in device
+  // runs: there a phase is the span in which the host queued its work). Null: off.
+  void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
   void start(const std::string& name);
   void stop(const std::string& name);
@@ -79,6 +84,7 @@ class Timers {
   std::map<std::string, int> open_device_;
   std::vector<Pending> pending_;
   std::unique_ptr<DeviceClock> clock_;
+  TraceRecorder* trace_ = nullptr;
 };
 
 // Seconds since an arbitrary fixed point (monotonic).

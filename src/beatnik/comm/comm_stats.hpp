@@ -6,6 +6,8 @@
 
 namespace beatnik::comm {
 
+class MessageTrace;
+
 struct PatternStats {
   long calls = 0;            // exchanges performed
   long messages[3] = {0, 0, 0};  // [self, on-node, off-node]
@@ -23,8 +25,12 @@ class CommStats {
   void add_call(const std::string& pattern) { stats_[pattern].calls += 1; }
   const std::map<std::string, PatternStats>& stats() const { return stats_; }
   void reset() { stats_.clear(); }
+  // --trace: where patterns report each message with its peer and times (null: off).
+  void set_trace(MessageTrace* trace) { trace_ = trace; }
+  MessageTrace* trace() const { return trace_; }
 
  private:
+  MessageTrace* trace_ = nullptr;
   std::map<std::string, PatternStats> stats_;
 };
 

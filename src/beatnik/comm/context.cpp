@@ -49,17 +49,23 @@ Context::Context(MPI_Comm comm, int ranks_per_node) : comm_(comm), ranks_per_nod
   for (int r = 0; r < size_; ++r) host_of_[r] = std::string(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
 }
 
-std::vector<int> Context::locality(MPI_Comm sub) const {
+std::vector<int> ranks_in(MPI_Comm sub, MPI_Comm comm) {
   MPI_Group gs, gw;
   int n = 0;
   MPI_Comm_size(sub, &n);
   MPI_Comm_group(sub, &gs);
-  MPI_Comm_group(comm_, &gw);
+  MPI_Comm_group(comm, &gw);
   std::vector<int> in(n), out(n);
   for (int r = 0; r < n; ++r) in[r] = r;
   MPI_Group_translate_ranks(gs, n, in.data(), gw, out.data());
   MPI_Group_free(&gs);
   MPI_Group_free(&gw);
+  return out;
+}
+
+std::vector<int> Context::locality(MPI_Comm sub) const {
+  const std::vector<int> out = ranks_in(sub, comm_);
+  const int n = static_cast<int>(out.size());
   std::vector<int> loc(n);
   for (int r = 0; r < n; ++r) {
     const int w = out[r];

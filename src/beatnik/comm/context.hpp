@@ -12,6 +12,9 @@
 
 namespace beatnik::comm {
 
+// For every rank of `sub`, its rank in `comm` (sub derived from comm; local, no communication).
+std::vector<int> ranks_in(MPI_Comm sub, MPI_Comm comm);
+
 class Context {
  public:
   explicit Context(MPI_Comm comm, int ranks_per_node = 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "beatnik/comm/halo/registry.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
 namespace beatnik::comm {
@@ -174,6 +175,11 @@ void HaloExchange::start(const ComponentSet& comps) {
   if (stats_) {
     for (int s = 0; s < send_.n; ++s) stats_->add_message(name_, locality_[send_peer_[s]], send_msg_[s].bytes);
     stats_->add_call(name_);
+    if (MessageTrace* tr = stats_->trace()) {  // open until finish()
+      const double t = wall_seconds();
+      for (int s = 0; s < send_.n; ++s) tr->send(name_, this, grid_.comm(), send_peer_[s], send_msg_[s].bytes, t);
+      for (int r = 0; r < recv_.n; ++r) tr->recv(name_, this, grid_.comm(), recv_peer_[r], recv_msg_[r].bytes, t);
+    }
   }
   Timers::Scope t(timers_, t_post_);
   if (transport_->uses_nccl()) {  // queued on the device; finish() needs no wait
@@ -197,6 +203,7 @@ void HaloExchange::finish(const ComponentSet& comps) {
     if (!remote_recv_.empty() && !direct_)
       transport_->mpi_received(recv_buf_.data(), mpi_recv_, static_cast<size_t>(total) * sizeof(double));
   }
+  if (stats_ && stats_->trace()) stats_->trace()->complete(name_, this, wall_seconds());
   Timers::Scope t(timers_, t_unpack_);
   // After the staged copy-back, which would overwrite them.
   if (!transport_->uses_nccl())

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "beatnik/base/timers.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::comm {
@@ -156,15 +158,32 @@ char* Redistributor::stage(bool send, size_t bytes) {
   return b.data();
 }
 
-void Redistributor::record(const SegmentTable& out, int elem_bytes) {
+void Redistributor::mark_start() {
+  if (stats_ && stats_->trace()) trace_t0_ = wall_seconds();
+}
+
+void Redistributor::record(const SegmentTable& out, const SegmentTable& in, int elem_bytes, bool padded) {
   if (!stats_) return;
   stats_->add_call(pattern_);
-  if (algorithm_ == ExchangeAlgorithm::Alltoall && !self_only_) {
-    // What travels: a padded message to every rank of the communicator.
-    for (int r = 0; r < size_; ++r) stats_->add_message(pattern_, locality_[r], pad_ * elem_bytes);
-    return;
+  MessageTrace* tr = stats_->trace();
+  if (padded) {
+    // What travels: a padded message to (and from) every rank of the communicator.
+    for (int r = 0; r < size_; ++r) {
+      stats_->add_message(pattern_, locality_[r], pad_ * elem_bytes);
+      if (tr) {
+        tr->send(pattern_, this, comm_, r, pad_ * elem_bytes, trace_t0_);
+        tr->recv(pattern_, this, comm_, r, pad_ * elem_bytes, trace_t0_);
+      }
+    }
+  } else {
+    for (int r : out.peer) {
+      stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
+      if (tr) tr->send(pattern_, this, comm_, r, out.peer_count[r] * elem_bytes, trace_t0_);
+    }
+    if (tr)
+      for (int r : in.peer) tr->recv(pattern_, this, comm_, r, in.peer_count[r] * elem_bytes, trace_t0_);
   }
-  for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
+  if (tr) tr->complete(pattern_, this, wall_seconds());
 }
 
 void Redistributor::exchange_only(const void* send, void* recv, int elem_bytes, bool reverse) {
@@ -225,7 +244,7 @@ void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool 
         throw Error(std::string("redistributor: no MPI transfer for ") + to_string(algorithm_));
     }
   }
-  if (count_stats) record(out, elem_bytes);
+  if (count_stats) record(out, in, elem_bytes, padded);
   transport_->mpi_received(recv, rp, recv_bytes);
 }
 
@@ -240,10 +259,7 @@ void Redistributor::nccl_transfer(const void* send, void* recv, int elem_bytes, 
   for (int r : in.peer) nccl_recvs_.push_back(Message{r, in.peer_offset[r] * elem_bytes, in.peer_count[r] * elem_bytes});
   transport_->nccl_exchange(comm_, send, nccl_sends_.data(), static_cast<int>(nccl_sends_.size()), recv,
                             nccl_recvs_.data(), static_cast<int>(nccl_recvs_.size()));
-  if (count_stats && stats_) {
-    stats_->add_call(pattern_);
-    for (int r : out.peer) stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
-  }
+  if (count_stats) record(out, in, elem_bytes, false);
 }
 
 }  // namespace beatnik::comm

@@ -94,7 +94,9 @@ class Redistributor {
   void transfer(const void* send, void* recv, int elem_bytes, bool reverse, bool count_stats);
   void nccl_transfer(const void* send, void* recv, int elem_bytes, const SegmentTable& out,
                      const SegmentTable& in, bool count_stats);
-  void record(const SegmentTable& out, int elem_bytes);
+  // The exchange's accounting (and, with --trace, its messages, started at mark_start()).
+  void record(const SegmentTable& out, const SegmentTable& in, int elem_bytes, bool padded);
+  void mark_start();
   MPI_Datatype element_type(int bytes);
   char* stage(bool send, size_t bytes);
 
@@ -117,6 +119,7 @@ class Redistributor {
   std::vector<int> request_peer_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   int type_bytes_ = 0;
+  double trace_t0_ = 0;  // --trace: when the exchange being recorded began
 
  public:
   // Pieces of the pipelined exchange (public only because nvcc's extended lambdas may not live
@@ -201,16 +204,18 @@ template <class T, class Pack, class Unpack>
 void Redistributor::execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse) {
   // Pipelining is an MPI schedule; over NCCL the exchange is one grouped call anyway.
   if (algorithm_ == ExchangeAlgorithm::P2PPipelined && !self_only_ && !transport_->uses_nccl()) {
+    mark_start();
     execute_pipelined(sendbuf, recvbuf, pack, unpack, reverse);
     return;
   }
   const SegmentTable& out = reverse ? to_side_ : from_side_;
   const SegmentTable& in = reverse ? from_side_ : to_side_;
+  mark_start();
   detail::pack_runs(space_, out, sendbuf, pack);
   const T* src = recvbuf;
   if (self_only_) {
     src = sendbuf;  // one rank owns everything: unpack straight from the packed buffer
-    record(out, sizeof(T));
+    record(out, in, sizeof(T), false);
   } else {
     transfer(sendbuf, recvbuf, sizeof(T), reverse, true);
   }
@@ -269,7 +274,7 @@ void Redistributor::execute_pipelined(T* sendbuf, T* recvbuf, Pack pack, Unpack 
     detail::unpack_run(space_, in.host[in.peer_segment[r]], in.peer_count[r], run, unpack);
   }
   check_mpi(MPI_Waitall(nsend, requests_.data() + size_, MPI_STATUSES_IGNORE), "MPI_Waitall");
-  record(out, E);
+  record(out, in, E, false);
 }
 
 }  // namespace beatnik::comm

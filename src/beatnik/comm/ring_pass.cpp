@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 
@@ -11,7 +12,8 @@ namespace beatnik::comm {
 RingPass::RingPass(MPI_Comm comm, long own_count, exec::Space space, const std::string& strategy,
                    std::vector<int> locality, CommStats* stats, Timers* timers, std::string timer_prefix,
                    Transport* transport)
-    : space_(space),
+    : comm_(comm),
+      space_(space),
       strategy_name_(strategy),
       transport_(transport ? transport : &basic_transport(space)),
       staged_(transport_->kind() == TransportKind::Staged),
@@ -82,6 +84,15 @@ double* RingPass::recv_ptr(int r) const { return wire_[r % 2]; }
 void RingPass::begin_round(int r) {
   if (transport_->kind() == TransportKind::CudaAware) exec::fence(space_);
   if (stats_) stats_->add_message("ring", locality_[next_], counts_[origin(r)] * long(sizeof(double)));
+  if (MessageTrace* tr = stats_ ? stats_->trace() : nullptr) {  // open until complete() / exchange()
+    const double t = wall_seconds();
+    tr->send("ring", this, comm_, next_, counts_[origin(r)] * long(sizeof(double)), t);
+    tr->recv("ring", this, comm_, prev_, counts_[origin(r + 1)] * long(sizeof(double)), t);
+  }
+}
+
+void RingPass::end_round() {
+  if (MessageTrace* tr = stats_ ? stats_->trace() : nullptr) tr->complete("ring", this, wall_seconds());
 }
 
 void RingPass::post(int r) {
@@ -102,6 +113,7 @@ void RingPass::poll() {
 void RingPass::complete(int r) {
   const double t0 = wall_seconds();
   strategy_->finish(r);
+  end_round();
   if (!done_) t_done_ = wall_seconds();
   if (timers_) {
     timers_->add(ring_name_, wall_seconds() - t0);
@@ -116,6 +128,7 @@ void RingPass::exchange(int r) {
   begin_round(r);
   strategy_->start(r);
   strategy_->finish(r);
+  end_round();
   if (timers_ && space_ == exec::Space::Host) timers_->add(hidden_name_, 0.0, 0);
 }
 

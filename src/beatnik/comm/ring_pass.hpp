@@ -102,7 +102,9 @@ class RingPass {
   void poll();
   void complete(int r);
   void exchange(int r);
+  void end_round();                     // --trace: the round's messages are complete
 
+  MPI_Comm comm_;
   int rank_ = 0, size_ = 1, next_ = 0, prev_ = 0;
   exec::Space space_;
   std::string strategy_name_;

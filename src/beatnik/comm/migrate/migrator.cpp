@@ -5,7 +5,9 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/migrate/migrate_strategy.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/base/timers.hpp"
 
 namespace beatnik::comm {
 
@@ -95,16 +97,27 @@ void Migrator::copy_others(const std::vector<long>& counts, char* dst, exec::Spa
   if (after > 0) exec::copy_bytes(dst + tail, dst_space, src + tail, src_space, std::size_t(after) * record_bytes);
 }
 
-void Migrator::account(const std::vector<long>& send_counts, long record_bytes, const std::string& pattern) {
+double Migrator::trace_start() const { return stats_ && stats_->trace() ? wall_seconds() : 0.0; }
+
+void Migrator::account(const std::vector<long>& send_counts, const std::vector<long>& recv_counts,
+                       long record_bytes, const std::string& pattern, double t0) {
   if (!stats_) return;
   stats_->add_call(pattern);
   for (int r = 0; r < size_; ++r)
     if (send_counts[r] > 0) stats_->add_message(pattern, locality_[r], send_counts[r] * record_bytes);
+  if (MessageTrace* tr = stats_->trace()) {
+    for (int r = 0; r < size_; ++r) {
+      if (send_counts[r] > 0) tr->send(pattern, this, comm_, r, send_counts[r] * record_bytes, t0);
+      if (recv_counts[r] > 0) tr->recv(pattern, this, comm_, r, recv_counts[r] * record_bytes, t0);
+    }
+    tr->complete(pattern, this, wall_seconds());
+  }
 }
 
 void Migrator::exchange(const std::vector<long>& send_counts, const double* send, int width,
                         std::vector<long>& recv_counts, exec::Buffer<double>& recv, const std::string& pattern) {
   if (width < 1) throw Error("migration: records need a width of at least 1 double");
+  const double t0 = trace_start();
   check_counts(send_counts, "send_counts");
   const long rb = long(width) * long(sizeof(double));
   // Room for n doubles in `recv`, in `space`.
@@ -119,7 +132,7 @@ void Migrator::exchange(const std::vector<long>& send_counts, const double* send
               "MPI_Alltoall (migration counts)");
     double* r = grow(total(recv_counts) * width);
     nccl_move(send_counts, send, recv_counts, r, rb);
-    account(send_counts, rb, pattern);
+    account(send_counts, recv_counts, rb, pattern, t0);
     return;
   }
   const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
@@ -138,12 +151,13 @@ void Migrator::exchange(const std::vector<long>& send_counts, const double* send
                       pattern);
   if (!placed) throw Error("migration: strategy " + name_ + " never asked for a receive buffer");
   land(send_counts, send, sp, recv_counts, reinterpret_cast<char*>(recv.data()), rp, rb);
-  account(send_counts, rb, pattern);
+  account(send_counts, recv_counts, rb, pattern, t0);
 }
 
 void Migrator::exchange_known(const std::vector<long>& send_counts, const double* send, int width,
                               const std::vector<long>& recv_counts, double* recv, const std::string& pattern) {
   if (width < 1) throw Error("migration: records need a width of at least 1 double");
+  const double t0 = trace_start();
   check_counts(send_counts, "send_counts");
   check_counts(recv_counts, "recv_counts");
   if (recv_counts[rank_] != send_counts[rank_])
@@ -152,7 +166,7 @@ void Migrator::exchange_known(const std::vector<long>& send_counts, const double
   const long rb = long(width) * long(sizeof(double));
   if (transport_->uses_nccl()) {
     nccl_move(send_counts, send, recv_counts, recv, rb);
-    account(send_counts, rb, pattern);
+    account(send_counts, recv_counts, rb, pattern, t0);
     return;
   }
   const std::size_t send_bytes = std::size_t(total(send_counts)) * rb;
@@ -161,7 +175,7 @@ void Migrator::exchange_known(const std::vector<long>& send_counts, const double
   char* rp = static_cast<char*>(transport_->mpi_recv_buffer(recv, recv_bytes, recv_stage_));
   strategy_->exchange_known(send_counts, sp, migrate::Record{record_type(width), rb}, recv_counts, rp, pattern);
   land(send_counts, send, sp, recv_counts, reinterpret_cast<char*>(recv), rp, rb);
-  account(send_counts, rb, pattern);
+  account(send_counts, recv_counts, rb, pattern, t0);
 }
 
 // Where MPI reads the records: the pointer itself, or (staged) a pinned host copy of every block

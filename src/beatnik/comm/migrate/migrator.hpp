@@ -85,7 +85,10 @@ class Migrator {
                    exec::Space src_space, long record_bytes) const;
   void nccl_move(const std::vector<long>& send_counts, const double* send, const std::vector<long>& recv_counts,
                  double* recv, long record_bytes);
-  void account(const std::vector<long>& send_counts, long record_bytes, const std::string& pattern);
+  // The exchange's accounting (and, with --trace, its messages: from t0 until now).
+  void account(const std::vector<long>& send_counts, const std::vector<long>& recv_counts, long record_bytes,
+               const std::string& pattern, double t0);
+  double trace_start() const;
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
