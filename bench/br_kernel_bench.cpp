@@ -5,7 +5,8 @@
 //     every kernel this CPU supports (br_host_kernel.hpp), side by side (scalar to 128² only).
 //  2. Time per high-order step at n = 64, periodic (README-style problem), on the ranks this
 //     program runs on (run it under mpirun with 1 and 2 ranks, OMP_NUM_THREADS=1).
-// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [-x host|cuda] [--steps S]
+// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [--max-n N] [--repeats R]
+//                        [-x host|cuda] [--steps S]
 #include <mpi.h>
 
 #include <cmath>
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   bool kernel = true, step = true, large = false;
   exec::Space space = exec::Space::Host;
   long steps = 2;
+  int max_n = 1 << 20, repeats_set = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel-only") step = false;
@@ -103,6 +105,8 @@ int main(int argc, char** argv) {
     else if (a == "--large") large = true;
     else if (a == "-x" && i + 1 < argc) space = std::string(argv[++i]) == "cuda" ? exec::Space::Device : exec::Space::Host;
     else if (a == "--steps" && i + 1 < argc) steps = std::stol(argv[++i]);
+    else if (a == "--max-n" && i + 1 < argc) max_n = std::stoi(argv[++i]);
+    else if (a == "--repeats" && i + 1 < argc) repeats_set = std::stoi(argv[++i]);
   }
   if (space == exec::Space::Device && exec::device_count() > 0) exec::set_device(0);
   if (kernel && rank == 0) {
@@ -116,9 +120,9 @@ int main(int argc, char** argv) {
     if (space == exec::Space::Host) kernels = model::br_host_kernels_supported();
     for (model::BRHostKernel k : kernels)
       for (int n : sizes) {
-        if (k == model::BRHostKernel::Scalar && n > 128) continue;  // minutes per block
+        if ((k == model::BRHostKernel::Scalar && n > 128) || n > max_n) continue;  // scalar: minutes per block
         double sec = 0, cpu = 0;
-        const int repeats = space == exec::Space::Device ? 5 : (n <= 64 ? 10 : 1);
+        const int repeats = repeats_set > 0 ? repeats_set : space == exec::Space::Device ? 5 : (n <= 64 ? 10 : 1);
         const double rate = kernel_rate(n, space, k, repeats, &sec, &cpu);
         const double pairs = double(n) * n * n * n * 9;
         std::printf("%14s %6d^2 %14.4e %12.4e %12.4e %18.4e %22.4e\n",

@@ -61,6 +61,7 @@ void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long 
       const __m256d dx = _mm256_fmadd_pd(rx, rx, rz2e);
       const __m256d vy = _mm256_fmsub_pd(az, rx, axrz);  // (q × r)_y = qz·rx − qx·rz
       const __m256d ayrx = _mm256_mul_pd(ay, rx);
+#pragma GCC unroll 3
       for (int ib = 0; ib < cy; ++ib) {
         const __m256d ry = _mm256_sub_pd(ry0, _mm256_set1_pd(s.oy[ib]));
         const __m256d d = _mm256_fmadd_pd(ry, ry, dx);
