@@ -1,10 +1,12 @@
 // Exact Birkhoff–Rott kernel benchmark.
 //  1. Pair-image interactions per second of one block (all targets × all sources × 9
 //     periodic images, the consistent profile's centred 3x3 block) for N = 64², 128², 256²
-//     (512² with --large), on the host (all OpenMP threads) or the GPU (-x cuda).
+//     (512² with --large), on the host (all OpenMP threads) or the GPU (-x cuda). On the host
+//     every kernel this CPU supports (br_host_kernel.hpp), side by side (scalar to 128² only).
 //  2. Time per high-order step at n = 64, periodic (README-style problem), on the ranks this
 //     program runs on (run it under mpirun with 1 and 2 ranks, OMP_NUM_THREADS=1).
-// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [-x host|cuda] [--steps S]
+// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [--max-n N] [--repeats R]
+//                        [-x host|cuda] [--steps S]
 #include <mpi.h>
 
 #include <cmath>
@@ -23,6 +25,7 @@
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/model/br_block.hpp"
+#include "beatnik/model/br_host_kernel.hpp"
 
 using namespace beatnik;
 
@@ -37,7 +40,7 @@ double cpu_seconds() {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-double kernel_rate(int n, exec::Space space, int repeats, double* seconds, double* cpu) {
+double kernel_rate(int n, exec::Space space, model::BRHostKernel kernel, int repeats, double* seconds, double* cpu) {
   const long N = long(n) * n;
   std::vector<double> src(6 * N), tgt(3 * N);
   for (int i = 0; i < n; ++i)
@@ -71,7 +74,7 @@ double kernel_rate(int n, exec::Space space, int repeats, double* seconds, doubl
   a.acc = acc.data();
   a.partial = partial.data();
   auto run = [&] {
-    if (space == exec::Space::Host) model::br_block_host(a);
+    if (space == exec::Space::Host) model::br_block_host(a, kernel);
     else model::br_block_device(a);
   };
   run();  // warm-up
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
   bool kernel = true, step = true, large = false;
   exec::Space space = exec::Space::Host;
   long steps = 2;
+  int max_n = 1 << 20, repeats_set = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel-only") step = false;
@@ -101,23 +105,31 @@ int main(int argc, char** argv) {
     else if (a == "--large") large = true;
     else if (a == "-x" && i + 1 < argc) space = std::string(argv[++i]) == "cuda" ? exec::Space::Device : exec::Space::Host;
     else if (a == "--steps" && i + 1 < argc) steps = std::stol(argv[++i]);
+    else if (a == "--max-n" && i + 1 < argc) max_n = std::stoi(argv[++i]);
+    else if (a == "--repeats" && i + 1 < argc) repeats_set = std::stoi(argv[++i]);
   }
   if (space == exec::Space::Device && exec::device_count() > 0) exec::set_device(0);
   if (kernel && rank == 0) {
     std::printf("Birkhoff-Rott block kernel, %s, %d host thread(s), 9 images (centred 3x3)\n",
                 exec::to_string(space), exec::host_threads());
-    std::printf("%10s %14s %12s %12s %18s %22s\n", "N", "interactions", "wall s", "cpu s",
+    std::printf("%14s %10s %14s %12s %12s %18s %22s\n", "kernel", "N", "interactions", "wall s", "cpu s",
                 "interactions/s", "per cpu-second (host)");
     std::vector<int> sizes{64, 128, 256};
     if (large) sizes.push_back(512);
-    for (int n : sizes) {
-      double sec = 0, cpu = 0;
-      const int repeats = space == exec::Space::Device ? 5 : (n <= 64 ? 10 : 1);
-      const double rate = kernel_rate(n, space, repeats, &sec, &cpu);
-      const double pairs = double(n) * n * n * n * 9;
-      std::printf("%6d^2 %14.4e %12.4e %12.4e %18.4e %22.4e\n", n, pairs, sec, cpu, rate, pairs / cpu);
-      std::fflush(stdout);
-    }
+    std::vector<model::BRHostKernel> kernels{model::br_host_kernel_default()};
+    if (space == exec::Space::Host) kernels = model::br_host_kernels_supported();
+    for (model::BRHostKernel k : kernels)
+      for (int n : sizes) {
+        if ((k == model::BRHostKernel::Scalar && n > 128) || n > max_n) continue;  // scalar: minutes per block
+        double sec = 0, cpu = 0;
+        const int repeats = repeats_set > 0 ? repeats_set : space == exec::Space::Device ? 5 : (n <= 64 ? 10 : 1);
+        const double rate = kernel_rate(n, space, k, repeats, &sec, &cpu);
+        const double pairs = double(n) * n * n * n * 9;
+        std::printf("%14s %6d^2 %14.4e %12.4e %12.4e %18.4e %22.4e\n",
+                    space == exec::Space::Host ? model::to_string(k) : "device", n, pairs, sec, cpu, rate,
+                    pairs / cpu);
+        std::fflush(stdout);
+      }
   }
   if (step) {
     app::Options o;

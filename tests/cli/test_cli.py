@@ -294,6 +294,9 @@ for strategy in ["blocking", "overlap", "persistent", "rma"]:
     doc = json.load(open(results))
     check(f"ring {strategy} config", doc["config"]["br"]["strategy"] == strategy, str(doc["config"].get("br")))
     check(f"ring {strategy} banner", f"ring {strategy}," in p.stdout, p.stdout[:800])
+    kernel = doc["config"]["br"].get("host_kernel")  # chosen by cpuid (docs/br.md)
+    check(f"ring {strategy} host kernel", kernel in ("avx512", "avx2-fma", "portable-simd")
+          and f"host kernel {kernel}" in p.stdout, str(kernel))
     regions = doc["timers"]["regions"]
     for r in ["br.exact.compute", "br.exact.ring", "br.exact.ring.hidden"]:
         check(f"ring {strategy} timer {r}", r in regions, str(sorted(regions)))

@@ -15,6 +15,7 @@
 #include "beatnik/app/step_statistics.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
+#include "beatnik/model/br_host_kernel.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -129,6 +130,8 @@ json config_json(const Simulation& sim) {
                                     : std::string("fixed 3x3 block")},
                {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
                                              : std::string("uniform (periodic) / trapezoid (free)")}};
+    if (!b.cutoff_solver && c.space == exec::Space::Host)
+      j["br"]["host_kernel"] = model::to_string(model::br_host_kernel_default());
     if (b.cutoff_solver)
       j["br"]["cutoff"] = {{"radius", b.cutoff},
                            {"neighbour_test", b.float32_test ? "float32 (reference)" : "double"},
@@ -367,10 +370,12 @@ void print_banner(const Simulation& sim) {
                  b.cutoff, b.float32_test ? "float32" : "double", b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy);
     else
-      fmt::print("  BR          {} solver, ring {}, {}, {} weights\n", c.options.solver, b.ring_strategy,
+      fmt::print("  BR          {} solver, ring {}, {}, {} weights{}\n", c.options.solver, b.ring_strategy,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
-                 b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid");
+                 b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
+                 c.space == exec::Space::Host ? fmt::format(", host kernel {}", model::to_string(model::br_host_kernel_default()))
+                                              : std::string());
   }
   fmt::print("  initial     {} m = {:g} p = {:g}{}\n", model::to_string(c.initial.shape), c.initial.magnitude,
              c.initial.period,

@@ -1,6 +1,7 @@
 // Host version of the Birkhoff–Rott block: threads over chunks of targets, sources in tiles
-// small enough for L1, and a branch-free SIMD loop over the sources of a tile (the images of
-// a target are the outer loops, so one SIMD pass has a fixed offset).
+// small enough for L1, and per target a tile function (br_host_kernel.hpp, chosen at run
+// time): scalar, portable `omp simd` and AVX-512 loops here (the images of a target are the
+// outer loops, so one SIMD pass has a fixed offset), AVX2 + FMA in br_block_host_avx2.cpp.
 // GCC 12's AVX-512 headers trip -Wuninitialized in the masked loads and reductions (a known
 // false positive of their inline helpers).
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -8,8 +9,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
-#include "beatnik/model/br_block.hpp"
+#include "beatnik/base/error.hpp"
+#include "beatnik/model/br_block_host_tiles.hpp"
+#include "beatnik/model/br_host_kernel.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -20,11 +25,11 @@ constexpr long kSourceTile = 512;  // 512 sources × 48 bytes fit in a 32 KiB L1
 // One target against sources [k0, k1) with image offset (ox, oy); returns the sum in u.
 // Compiled for AVX-512, AVX2 and baseline, chosen at load time.
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
-void target_tile(double tx, double ty, double tz, const double* __restrict xs,
-                 const double* __restrict ys, const double* __restrict zs,
-                 const double* __restrict qx, const double* __restrict qy,
-                 const double* __restrict qz, long k0, long k1, double ox, double oy, double L0,
-                 double h0, double L1, double h1, double eps, double* __restrict u) {
+void image_portable(double tx, double ty, double tz, const detail::BRTileSources& s, long k0, long k1, double ox,
+                    double oy, double* __restrict u) {
+  const double *__restrict xs = s.x, *__restrict ys = s.y, *__restrict zs = s.z;
+  const double *__restrict qx = s.qx, *__restrict qy = s.qy, *__restrict qz = s.qz;
+  const double L0 = s.L0, h0 = s.h0, L1 = s.L1, h1 = s.h1, eps = s.eps;
   double ux = 0.0, uy = 0.0, uz = 0.0;
 #pragma omp simd reduction(+ : ux, uy, uz)
   for (long k = k0; k < k1; ++k) {
@@ -37,15 +42,33 @@ void target_tile(double tx, double ty, double tz, const double* __restrict xs,
   u[2] += uz;
 }
 
+// The reference: br_pair in a plain loop, one pair at a time (the kernel benchmark's
+// "scalar"; the tests' serial sums restate it).
+#if defined(__clang__)
+void image_scalar(double tx, double ty, double tz, const detail::BRTileSources& s, long k0, long k1, double ox,
+                  double oy, double* u) {
+#pragma clang loop vectorize(disable)
+#else
+__attribute__((optimize("no-tree-vectorize"))) void image_scalar(double tx, double ty, double tz,
+                                                                   const detail::BRTileSources& s, long k0, long k1,
+                                                                   double ox, double oy, double* u) {
+#endif
+  for (long k = k0; k < k1; ++k) {
+    const double sx = s.x[k] + image_centre(tx - s.x[k], s.L0, s.h0) + ox;
+    const double sy = s.y[k] + image_centre(ty - s.y[k], s.L1, s.h1) + oy;
+    br_pair(tx, ty, tz, sx, sy, s.z[k], s.qx[k], s.qy[k], s.qz[k], s.eps, u[0], u[1], u[2]);
+  }
+}
+
 // The same with AVX-512 intrinsics: 1/d^{3/2} from the 14-bit reciprocal square root
 // estimate refined by two Newton steps (error ~1e-16 relative, like sqrt + division), which
 // costs a few multiplications instead of a square root and a division per pair.
 __attribute__((target("avx512f")))
-void target_tile_avx512(double tx, double ty, double tz, const double* __restrict xs,
-                        const double* __restrict ys, const double* __restrict zs,
-                        const double* __restrict qx, const double* __restrict qy,
-                        const double* __restrict qz, long k0, long k1, double ox, double oy,
-                        double L0, double h0, double L1, double h1, double eps, double* __restrict u) {
+void image_avx512(double tx, double ty, double tz, const detail::BRTileSources& s, long k0, long k1, double ox,
+                  double oy, double* __restrict u) {
+  const double *__restrict xs = s.x, *__restrict ys = s.y, *__restrict zs = s.z;
+  const double *__restrict qx = s.qx, *__restrict qy = s.qy, *__restrict qz = s.qz;
+  const double L0 = s.L0, h0 = s.h0, L1 = s.L1, h1 = s.h1, eps = s.eps;
   const __m512d TX = _mm512_set1_pd(tx), TY = _mm512_set1_pd(ty), TZ = _mm512_set1_pd(tz);
   const __m512d OX = _mm512_set1_pd(ox), OY = _mm512_set1_pd(oy), EPS = _mm512_set1_pd(eps);
   const __m512d PL0 = _mm512_set1_pd(L0), PL1 = _mm512_set1_pd(L1), ZERO = _mm512_setzero_pd();
@@ -95,26 +118,92 @@ void target_tile_avx512(double tx, double ty, double tz, const double* __restric
   u[2] += _mm512_reduce_add_pd(UZ);
 }
 
-using TileFn = void (*)(double, double, double, const double*, const double*, const double*,
-                        const double*, const double*, const double*, long, long, double, double,
-                        double, double, double, double, double, double*);
+}  // namespace
 
-TileFn pick_tile() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") ? target_tile_avx512 : target_tile;
+namespace detail {
+
+// The per-image loops over every image of the target (the images outermost).
+void br_tile_portable(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  for (int ia = 0; ia < s.cx; ++ia)
+    for (int ib = 0; ib < s.cy; ++ib) image_portable(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
+}
+void br_tile_scalar(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  for (int ia = 0; ia < s.cx; ++ia)
+    for (int ib = 0; ib < s.cy; ++ib) image_scalar(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
+}
+void br_tile_avx512(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  for (int ia = 0; ia < s.cx; ++ia)
+    for (int ib = 0; ib < s.cy; ++ib) image_avx512(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
+}
+
+}  // namespace detail
+
+namespace {
+
+detail::BRTileFn tile_of(BRHostKernel k) {
+  switch (k) {
+    case BRHostKernel::Scalar: return detail::br_tile_scalar;
+    case BRHostKernel::Portable: return detail::br_tile_portable;
+    case BRHostKernel::Avx2: return detail::br_tile_avx2;
+    case BRHostKernel::Avx512: return detail::br_tile_avx512;
+  }
+  return detail::br_tile_portable;
 }
 
 }  // namespace
 
-void br_block_host(const BRBlockArgs& a) {
+const char* to_string(BRHostKernel k) {
+  switch (k) {
+    case BRHostKernel::Scalar: return "scalar";
+    case BRHostKernel::Portable: return "portable-simd";
+    case BRHostKernel::Avx2: return "avx2-fma";
+    case BRHostKernel::Avx512: return "avx512";
+  }
+  return "?";
+}
+
+bool br_host_kernel_supported(BRHostKernel k) {
+  __builtin_cpu_init();
+  switch (k) {
+    case BRHostKernel::Scalar:
+    case BRHostKernel::Portable: return true;
+    case BRHostKernel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case BRHostKernel::Avx512: return __builtin_cpu_supports("avx512f");
+  }
+  return false;
+}
+
+std::vector<BRHostKernel> br_host_kernels_supported() {
+  std::vector<BRHostKernel> v;
+  for (BRHostKernel k : {BRHostKernel::Scalar, BRHostKernel::Portable, BRHostKernel::Avx2, BRHostKernel::Avx512})
+    if (br_host_kernel_supported(k)) v.push_back(k);
+  return v;
+}
+
+BRHostKernel br_host_kernel_default() {
+  static const BRHostKernel k = br_host_kernel_supported(BRHostKernel::Avx512) ? BRHostKernel::Avx512
+                                : br_host_kernel_supported(BRHostKernel::Avx2) ? BRHostKernel::Avx2
+                                                                                : BRHostKernel::Portable;
+  return k;
+}
+
+void br_block_host(const BRBlockArgs& a) { br_block_host(a, br_host_kernel_default()); }
+
+void br_block_host(const BRBlockArgs& a, BRHostKernel kernel) {
+  if (!br_host_kernel_supported(kernel))
+    throw NotAvailable(std::string("BR host kernel ") + to_string(kernel) + " is not supported by this CPU");
   const long nt = a.nt, ns = a.ns;
   const double *tx = a.targets, *ty = tx + nt, *tz = ty + nt;
-  const double *xs = a.sources, *ys = xs + ns, *zs = ys + ns, *qx = zs + ns, *qy = qx + ns, *qz = qy + ns;
   const BRImages img = a.images;
-  const int cx = img.count(0), cy = img.count(1);
-  const double L0 = img.period[0], L1 = img.period[1];
-  const double h0 = img.centring_half(0), h1 = img.centring_half(1);
-  static const TileFn tile = pick_tile();
+  std::vector<double> ox(img.count(0)), oy(img.count(1));
+  for (int i = 0; i < img.count(0); ++i) ox[i] = img.offset(0, i);
+  for (int i = 0; i < img.count(1); ++i) oy[i] = img.offset(1, i);
+  const double* src = a.sources;
+  const detail::BRTileSources s{src,          src + ns,        src + 2 * ns,        src + 3 * ns,
+                                src + 4 * ns, src + 5 * ns,    img.count(0),        img.count(1),
+                                ox.data(),    oy.data(),       img.period[0],       img.centring_half(0),
+                                img.period[1], img.centring_half(1), a.eps};
+  const detail::BRTileFn tile = tile_of(kernel);
   const long chunks = (a.t1 - a.t0 + kTargetChunk - 1) / kTargetChunk;
 #pragma omp parallel for schedule(dynamic, 1)
   for (long c = 0; c < chunks; ++c) {
@@ -122,11 +211,7 @@ void br_block_host(const BRBlockArgs& a) {
     double u[kTargetChunk][3] = {};
     for (long k0 = 0; k0 < ns; k0 += kSourceTile) {
       const long k1 = std::min(ns, k0 + kSourceTile);
-      for (long t = b0; t < b1; ++t)
-        for (int ia = 0; ia < cx; ++ia)
-          for (int ib = 0; ib < cy; ++ib)
-            tile(tx[t], ty[t], tz[t], xs, ys, zs, qx, qy, qz, k0, k1, img.offset(0, ia),
-                        img.offset(1, ib), L0, h0, L1, h1, a.eps, u[t - b0]);
+      for (long t = b0; t < b1; ++t) tile(s, tx[t], ty[t], tz[t], k0, k1, u[t - b0]);
     }
     for (long t = b0; t < b1; ++t) {
       a.acc[t] += u[t - b0][0];

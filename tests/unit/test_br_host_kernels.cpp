@@ -1,0 +1,201 @@
+// The host kernels of the exact Birkhoff–Rott block (br_host_kernel.hpp): every kernel this CPU
+// supports against a serial sum written here (the image window from image_centre, the pair
+// formula in long double), on random sheets and on adversarial inputs: sources exactly on and
+// one ulp either side of the image-window jumps, near-coincident pairs (d far below the float
+// range of the AVX2 estimate), pairs beyond the float range (non-periodic, 1e20 apart), d = 0
+// (NaN in every path), source counts that are not a multiple of the vector width, partial
+// target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/model/br_host_kernel.hpp"
+
+using namespace beatnik;
+using model::BRHostKernel;
+
+namespace {
+
+struct Problem {
+  std::vector<double> tgt, src;  // [x|y|z], [x|y|z|qx|qy|qz]
+  long nt = 0, ns = 0, t0 = 0, t1 = 0;
+  model::BRImages images;
+  double eps = 0.0;
+};
+
+// The serial sum and, per component, the sum of the magnitudes of its terms (the scale of its
+// round-off).
+void reference(const Problem& p, std::vector<double>& u, std::vector<double>& scale) {
+  u.assign(3 * p.nt, 0.0);
+  scale.assign(3 * p.nt, 0.0);
+  const model::BRImages& im = p.images;
+  for (long t = p.t0; t < p.t1; ++t) {
+    const double tx = p.tgt[t], ty = p.tgt[p.nt + t], tz = p.tgt[2 * p.nt + t];
+    long double s[3] = {0, 0, 0}, m[3] = {0, 0, 0};
+    for (long k = 0; k < p.ns; ++k) {
+      const double x = p.src[k], y = p.src[p.ns + k], z = p.src[2 * p.ns + k];
+      const long double q[3] = {p.src[3 * p.ns + k], p.src[4 * p.ns + k], p.src[5 * p.ns + k]};
+      const double cxs = model::image_centre(tx - x, im.period[0], im.centring_half(0));
+      const double cys = model::image_centre(ty - y, im.period[1], im.centring_half(1));
+      for (int a = 0; a < im.count(0); ++a)
+        for (int b = 0; b < im.count(1); ++b) {
+          const long double r[3] = {(long double)tx - ((long double)x + cxs + im.offset(0, a)),
+                                    (long double)ty - ((long double)y + cys + im.offset(1, b)),
+                                    (long double)tz - z};
+          const long double d = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + p.eps;
+          const long double f = 1.0L / (d * std::sqrt(d));
+          const long double c[3] = {q[1] * r[2] - q[2] * r[1], q[2] * r[0] - q[0] * r[2], q[0] * r[1] - q[1] * r[0]};
+          for (int i = 0; i < 3; ++i) {
+            s[i] += c[i] * f;
+            m[i] += (std::fabs(q[(i + 1) % 3] * r[(i + 2) % 3]) + std::fabs(q[(i + 2) % 3] * r[(i + 1) % 3])) * f;
+          }
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+      u[i * p.nt + t] = static_cast<double>(s[i]);
+      scale[i * p.nt + t] = static_cast<double>(m[i]);
+    }
+  }
+}
+
+std::vector<double> run(const Problem& p, BRHostKernel k) {
+  std::vector<double> acc(3 * p.nt, 0.0);
+  model::BRBlockArgs a;
+  a.targets = p.tgt.data();
+  a.nt = p.nt;
+  a.t0 = p.t0;
+  a.t1 = p.t1;
+  a.sources = p.src.data();
+  a.ns = p.ns;
+  a.images = p.images;
+  a.eps = p.eps;
+  a.acc = acc.data();
+  model::br_block_host(a, k);
+  return acc;
+}
+
+// Every supported kernel within tol·scale of the reference, target by target (NaN where the
+// reference is NaN).
+void expect_all_kernels_match(const Problem& p, const std::string& what, double tol = 1e-13) {
+  std::vector<double> ref, scale;
+  reference(p, ref, scale);
+  for (BRHostKernel k : model::br_host_kernels_supported()) {
+    const std::vector<double> u = run(p, k);
+    int bad = 0;
+    for (long i = 0; i < 3 * p.nt && bad < 5; ++i) {
+      const bool ok = std::isnan(ref[i]) ? std::isnan(u[i]) : std::fabs(u[i] - ref[i]) <= tol * scale[i];
+      if (!ok) ++bad;
+      EXPECT_TRUE(ok) << what << ", kernel " << model::to_string(k) << ", entry " << i << ": " << u[i]
+                      << " against " << ref[i] << " (scale " << scale[i] << ")";
+    }
+  }
+}
+
+Problem random_sheet(long nt, long ns, bool centred, int K, double eps, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> xy(-1.0, 1.0), z(-0.3, 0.3), q(-1e-3, 1e-3);
+  Problem p;
+  p.nt = nt, p.ns = ns, p.t0 = 0, p.t1 = nt;
+  p.tgt.resize(3 * nt);
+  p.src.resize(6 * ns);
+  for (long i = 0; i < nt; ++i) p.tgt[i] = xy(g), p.tgt[nt + i] = xy(g), p.tgt[2 * nt + i] = z(g);
+  for (long k = 0; k < ns; ++k) {
+    p.src[k] = xy(g), p.src[ns + k] = xy(g), p.src[2 * ns + k] = z(g);
+    for (int c = 3; c < 6; ++c) p.src[c * ns + k] = q(g);
+  }
+  p.images.k = K;
+  p.images.centred = centred;
+  p.images.period[0] = p.images.period[1] = 2.0;
+  p.eps = eps;
+  return p;
+}
+
+TEST(BRHostKernels, TheDefaultIsSupportedAndUnsupportedOnesAreRefused) {
+  const auto ks = model::br_host_kernels_supported();
+  std::string names;
+  for (BRHostKernel k : ks) names += std::string(" ") + model::to_string(k);
+  std::printf("kernels tested on this CPU:%s; default %s\n", names.c_str(), model::to_string(model::br_host_kernel_default()));
+  ASSERT_GE(ks.size(), 2u);  // scalar and portable always
+  EXPECT_TRUE(model::br_host_kernel_supported(model::br_host_kernel_default()));
+  Problem p = random_sheet(4, 4, true, 1, 1e-3, 1);
+  for (BRHostKernel k : {BRHostKernel::Avx2, BRHostKernel::Avx512})
+    if (!model::br_host_kernel_supported(k)) EXPECT_THROW(run(p, k), NotAvailable) << model::to_string(k);
+}
+
+TEST(BRHostKernels, RandomSheetsEveryImageRule) {
+  // Sources not a multiple of 4 or 8 and more than one 512-source tile; a partial target range.
+  for (bool centred : {true, false})
+    for (int K : {0, 1, 2}) {
+      Problem p = random_sheet(37, 1031, centred, K, 1e-3, 17 + K);
+      p.t0 = 3, p.t1 = 35;
+      expect_all_kernels_match(p, "random, centred " + std::to_string(centred) + ", K " + std::to_string(K));
+    }
+  // One periodic dimension and one free one.
+  Problem p = random_sheet(20, 203, true, 1, 4e-4, 5);
+  p.images.period[1] = 0.0;
+  expect_all_kernels_match(p, "periodic x, free y");
+}
+
+TEST(BRHostKernels, SourcesOnTheImageWindowEdges) {
+  // L = 2: the window jumps where (tx − sx) + 2⁻²⁰·L crosses ±L/2. Sources exactly there and
+  // one ulp either side, in x, in y and in both (every difference below is exact).
+  Problem p;
+  const double tx = 0.25, ty = -0.375, jump = 1.0 - 0x1p-19;
+  std::vector<double> xs, ys;
+  for (double base : {tx - jump, tx + jump})
+    for (double s : {std::nextafter(base, -2.0), base, std::nextafter(base, 2.0)}) {
+      xs.push_back(s), ys.push_back(0.1);
+      xs.push_back(-0.2), ys.push_back(s - tx + ty);
+      xs.push_back(s), ys.push_back(s - tx + ty);
+    }
+  p.ns = static_cast<long>(xs.size());
+  p.src.assign(6 * p.ns, 0.0);
+  for (long k = 0; k < p.ns; ++k) {
+    p.src[k] = xs[k], p.src[p.ns + k] = ys[k], p.src[2 * p.ns + k] = 0.01 * k;
+    p.src[3 * p.ns + k] = 1e-3, p.src[4 * p.ns + k] = -2e-3 + 1e-4 * k, p.src[5 * p.ns + k] = 5e-4;
+  }
+  p.nt = 1, p.t0 = 0, p.t1 = 1;
+  p.tgt = {tx, ty, 0.05};
+  p.images.k = 1;
+  p.images.centred = true;
+  p.images.period[0] = p.images.period[1] = 2.0;
+  p.eps = 1e-3;
+  expect_all_kernels_match(p, "window edges");
+}
+
+TEST(BRHostKernels, NearCoincidentAndFarPairs) {
+  // A target with sources δ away (d = 2.25δ² from 1e-16 down to 1e-50: the last ones below
+  // the float range, handled by the fallback), ε tiny or 0.
+  for (double eps : {1e-30, 0.0}) {
+    Problem p;
+    const std::vector<double> deltas{1e-8, 1e-12, 1e-15, 1e-18, 1e-21, 1e-25, 0.3, 0.7};
+    p.ns = static_cast<long>(deltas.size());
+    p.src.assign(6 * p.ns, 0.0);
+    for (long k = 0; k < p.ns; ++k) {
+      p.src[k] = deltas[k], p.src[p.ns + k] = -0.5 * deltas[k], p.src[2 * p.ns + k] = deltas[k];
+      p.src[3 * p.ns + k] = 1e-3, p.src[4 * p.ns + k] = 2e-3, p.src[5 * p.ns + k] = -1e-3;
+    }
+    p.nt = 1, p.t0 = 0, p.t1 = 1;
+    p.tgt = {0.0, 0.0, 0.0};  // at the origin, so that the tiny differences are exact
+    p.images.k = 1;
+    p.images.period[0] = p.images.period[1] = 2.0;
+    p.eps = eps;
+    expect_all_kernels_match(p, "near-coincident, eps " + std::to_string(eps));
+  }
+  // Free dimensions, sources 1e20 away (d beyond the float range) beside ordinary ones.
+  Problem far = random_sheet(9, 13, true, 1, 1e-3, 3);
+  far.images.period[0] = far.images.period[1] = 0.0;
+  far.src[0] = 1e20, far.src[far.ns + 5] = -3e19;
+  expect_all_kernels_match(far, "far sources");
+  // d = 0 (a target on a source, ε = 0): 0·∞ = NaN in br_pair, and in every kernel.
+  Problem zero = random_sheet(6, 8, true, 1, 0.0, 4);
+  for (int c = 0; c < 3; ++c) zero.tgt[c * zero.nt + 2] = zero.src[c * zero.ns + 5];
+  expect_all_kernels_match(zero, "d = 0");
+}
+
+}  // namespace
