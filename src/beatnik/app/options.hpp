@@ -68,6 +68,11 @@ struct Options {
   int checkpoint_keep = 2;
   std::string hdf5_mode = "auto";
   bool async_output = false;
+  // Communication studies (docs/skeleton-and-dry-run.md)
+  bool skeleton = false;
+  std::string skeleton_compute = "none";
+  bool dry_run = false;
+  std::optional<int> np;
 };
 
 enum class ParseOutcome { Run, Exit };

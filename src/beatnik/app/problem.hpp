@@ -37,6 +37,10 @@ struct RunConfig {
   int gpu_id = -1;                     // -1: by node-local rank (or BEATNIK_GPU_ID)
   fft::FftOptions fft;
   std::vector<std::string> warnings;
+  // --skeleton (app/skeleton.hpp): communication only; the compute phases stand in for
+  // skeleton_scale x their measured time (0: nothing, no measurement).
+  bool skeleton = false;
+  double skeleton_scale = 0;
 };
 
 // Throws InputError (bad value) or NotAvailable (valid request this build cannot do yet).

@@ -11,6 +11,7 @@
 #include "beatnik/app/load_report.hpp"
 #include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
+#include "beatnik/app/skeleton.hpp"
 #include "beatnik/app/step_statistics.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
@@ -269,6 +270,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     }
   }
   doc["communication"] = comm;
+  if (sim.config().skeleton && rank == 0) doc["skeleton"] = skeleton_json(sim);
 
   // Per-step wall time, slowest rank: measured steps and, apart, the warm-up steps.
   const std::vector<double> times = max_over_ranks(sim.step_seconds(), c);
@@ -379,6 +381,7 @@ void print_banner(const Simulation& sim) {
   if (c.space == exec::Space::Device)
     fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible; transport {}\n", sim.gpu_id(),
                exec::device_name(), exec::device_count(), sim.transport().describe());
+  if (c.skeleton) fmt::print("  skeleton    {}\n", skeleton_banner(sim));
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
   std::fflush(stdout);
 }
