@@ -27,6 +27,11 @@ app::Options options_for(const Case& k) {
   o.steps = k.steps;
   o.ranks_per_node = 2;  // on-node and off-node messages both occur from 3 ranks on
   if (std::string(k.solver) == "cutoff") {
+    // Free boundaries, 18 nodes: no node lies exactly on a cell cut or a ghost-region edge (at 0,
+    // ±1/3, and those ±c) of 1..4 ranks, where the slightest motion would decide its side. (A
+    // periodic mesh has a row of nodes on the periodic cut x = -B: docs/skeleton-and-dry-run.md.)
+    o.nodes = 18;
+    o.boundary = "free";
     o.cutoff = 0.3;
     o.dt = 1e-7;  // no particle changes cell within the step (see the test)
   }
@@ -75,7 +80,7 @@ const Case kCases[] = {
     // The cutoff solver's messages follow the particles: the skeleton migrates the initial
     // surface in every stage, the full run the moved one. With a step too short for any particle
     // to change cell or ghost region, one step must match exactly.
-    {"medium-cutoff", "medium", "cutoff", 1},
+    {"high-cutoff", "high", "cutoff", 1},
 };
 
 TEST(Skeleton, AccountingEqualsTheFullRun) {
