@@ -84,8 +84,9 @@ OPTIONS = {
     "--metric-power": (real(0.5, 1.0), any_real), "--progress-every": (ints(0, 2), any_int),
     "-T": (choice("0"), any_real), "--hdf5-mode": (choice("auto", "blocks"), choice("collective", "x")),
     "--checkpoint-keep": (ints(1, 3), any_int),
+    "--skeleton-compute": (choice("none", "measured", "0.5"), choice("x", "-1", "")), "--np": (ints(1, 4), any_int),
 }
-FLAGS = ["--async-output", "--halo-overlap"]
+FLAGS = ["--async-output", "--halo-overlap", "--skeleton", "--dry-run"]
 KEYS = sorted(OPTIONS)
 
 

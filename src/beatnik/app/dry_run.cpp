@@ -1,6 +1,7 @@
 #include "beatnik/app/dry_run.hpp"
 
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
@@ -157,8 +158,10 @@ json dry_run_communication(const DryRunPlan& plan, long steps) {
 }
 
 int run_dry_run(const Options& o, int mpi_size, const std::vector<std::string>& argv) {
-  auto fail = [](const std::string& msg) {
-    fmt::print(stderr, "beatnik: error: {}\n", msg);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  auto fail = [rank](const std::string& msg) {
+    if (rank == 0) fmt::print(stderr, "beatnik: error: {}\n", msg);
     return 2;
   };
   if (mpi_size != 1) return fail("--dry-run plans in one process: run it without mpiexec (or with -n 1)");

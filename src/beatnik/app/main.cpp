@@ -62,6 +62,7 @@ int run(int argc, char** argv, int rank, int size) {
       if (rank == 0) fmt::print("{}", text);
       return 0;
     }
+    if (opts.np && !opts.dry_run) throw InputError("--np is the rank count of --dry-run; add --dry-run (a run's ranks are mpiexec's)");
     if (opts.dry_run) {  // plans for --np ranks in this one process; runs no step
       if (const std::string why = unwritable(opts.results, "--results"); !why.empty() && size == 1) {
         say_error(why);
