@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "beatnik/app/provenance.hpp"
+#include "beatnik/app/report.hpp"
 #include "beatnik/app/run_io.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/base/error.hpp"
@@ -144,15 +145,7 @@ json dry_run_communication(const DryRunPlan& plan, long steps) {
         max_b[k] = std::max(max_b[k], s.bytes[k] * steps);
       }
     }
-    json j;
-    j["exchanges_per_step_rank0"] = double(stats_of(plan, rank0, p).calls);
-    for (int k = 0; k < 3; ++k) {
-      j["bytes_total"][kLoc[k]] = sum_b[k];
-      j["messages_total"][kLoc[k]] = sum_m[k];
-      j["bytes_busiest_rank"][kLoc[k]] = max_b[k];
-      j["bytes_per_step_total"][kLoc[k]] = double(sum_b[k]) / steps;
-    }
-    comm[p] = j;
+    comm[p] = communication_entry(double(stats_of(plan, rank0, p).calls), sum_b, sum_m, max_b, steps);
   }
   return comm;
 }
