@@ -52,20 +52,21 @@ app::Options base(const char* order, const char* placement) {
 
 TEST(DryRun, EqualsMeasuredAccountingEveryPlacement) {
   for (const char* placement : {"linear", "cart", "node-blocks", "random"})
-    for (const char* order : {"low", "medium", "high"})
+    compare(base("low", placement), std::string(placement) + ", low");
+  for (const char* placement : {"linear", "random"})
+    for (const char* order : {"medium", "high"})
       compare(base(order, placement), std::string(placement) + ", " + order);
 }
 
 TEST(DryRun, EqualsMeasuredAccountingEveryFftExchange) {
   for (const char* exchange : {"alltoallv", "alltoall", "p2p"})
-    for (const char* intermediate : {"slab", "pencil"})
-      for (const char* spectrum : {"intermediate", "input"}) {
-        app::Options o = base("low", "random");
-        o.fft_exchange = exchange;
-        o.fft_intermediate = intermediate;
-        o.fft_spectrum = spectrum;
-        compare(o, std::string(exchange) + " " + intermediate + " " + spectrum);
-      }
+    for (const char* intermediate : {"slab", "pencil"}) {
+      app::Options o = base("low", "random");
+      o.fft_exchange = exchange;
+      o.fft_intermediate = intermediate;
+      o.fft_spectrum = intermediate == std::string("slab") ? "input" : "intermediate";
+      compare(o, std::string(exchange) + " " + intermediate);
+    }
 }
 
 TEST(DryRun, EqualsMeasuredAccountingFreeBoundaryAndOneRankPerNode) {
