@@ -9,6 +9,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--beatnik", required=True)
@@ -132,6 +133,13 @@ bad_inputs = [
     (["--buffer-align", "3"], "power of two"),
     (["--buffer-align", "0"], "power of two"),
     (["--buffer-align", "2147483648"], "power of two"),
+    # --skeleton and --dry-run (docs/skeleton-and-dry-run.md)
+    (["--skeleton-compute", "measured"], "needs --skeleton"),
+    (["--skeleton", "--skeleton-compute", "fast"], "none, measured or a factor"),
+    (["--skeleton", "--skeleton-compute", "-1"], "none, measured or a factor"),
+    (["--skeleton", "--write-state", state], "--write-state cannot be used with it"),
+    (["--dry-run", "--np", "4"], "plans in one process"),
+    (["--np", "4"], "add --dry-run"),
 ]
 
 for opts, expect in bad_inputs:
@@ -389,6 +397,23 @@ if p is not None:
         doc = json.load(open(results))
         check("blow-up results status", doc["status"] == "failed" and "step" in doc["message"], doc["status"])
     check("blow-up state written", os.path.exists(state), "")
+
+# --dry-run of the paper's 1024-rank low-order weak-scaling case (4864^2 nodes per rank): fast, in
+# one process, nothing of the 155648^2 mesh allocated; the FFT bytes every rank sends per step
+# (self included) are 3 derivatives x 2 transforms x 3 pencil reshapes x its 4864^2 complex values.
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+t0 = time.time()
+p = run(["--dry-run", "-np", "1024", "-n", "4864", "-w", "1024", "--ranks-per-node", "4", "--results", results],
+        ranks=1)
+took = time.time() - t0
+check("dry run 1024 exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    check("dry run 1024 fast", took < 60, f"{took:.1f} s")
+    doc = json.load(open(results))
+    fft = doc["dry_run"]["per_rank_per_step"][5]["patterns"]["fft"]["bytes"]
+    check("dry run 1024 fft bytes", sum(fft.values()) == 18 * 4864 * 4864 * 16, str(fft))
+    check("dry run 1024 nodes", doc["decomposition"]["node_count"] == 256, str(doc["decomposition"]["node_count"]))
 
 shutil.rmtree(maps, ignore_errors=True)
 check.finish()

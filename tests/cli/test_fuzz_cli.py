@@ -86,8 +86,9 @@ OPTIONS = {
     "--checkpoint-keep": (ints(1, 3), any_int),
     "--case": (choice("low-weak", "low-strong", "cutoff-weak", "cutoff-strong"), choice("huge", "", "LIST")),
     "--case-scale": (real(0.002, 0.01), any_real),
+    "--skeleton-compute": (choice("none", "measured", "0.5"), choice("x", "-1", "")), "--np": (ints(1, 4), any_int),
 }
-FLAGS = ["--async-output", "--halo-overlap", "--setup-only"]
+FLAGS = ["--async-output", "--halo-overlap", "--setup-only", "--skeleton", "--dry-run"]
 KEYS = sorted(OPTIONS)
 
 

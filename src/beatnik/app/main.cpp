@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "beatnik/app/dry_run.hpp"
 #include "beatnik/app/mpi_main.hpp"
 #include "beatnik/app/options.hpp"
 #include "beatnik/app/problem.hpp"
@@ -61,6 +62,14 @@ int run(int argc, char** argv, int rank, int size) {
     if (app::parse_options(argc, argv, opts, text) == app::ParseOutcome::Exit) {
       if (rank == 0) fmt::print("{}", text);
       return 0;
+    }
+    if (opts.np && !opts.dry_run) throw InputError("--np is the rank count of --dry-run; add --dry-run (a run's ranks are mpiexec's)");
+    if (opts.dry_run) {  // plans for --np ranks in this one process; runs no step
+      if (const std::string why = unwritable(opts.results, "--results"); !why.empty() && size == 1) {
+        say_error(why);
+        return 2;
+      }
+      return app::run_dry_run(opts, size, std::vector<std::string>(argv, argv + argc));
     }
     cfg = app::make_run_config(opts, size);
     app::validate_io_options(opts);
@@ -197,7 +206,7 @@ int run(int argc, char** argv, int rank, int size) {
     doc["steps"]["first"] = sim.first_step();
     if (opts.input) doc["input"] = {{"file", *opts.input}, {"kind", input.checkpoint ? "checkpoint" : "surface"}};
     if (code == app::kExitStopped) doc["status"] = "stopped";
-    if (outcome.completed && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;
+    if (outcome.completed && !cfg.skeleton && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;
     bool written = false;
     if (!opts.results.empty()) {
       try {

@@ -125,8 +125,17 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--hdf5-mode", o.hdf5_mode, "collective (one shared file, parallel HDF5), blocks (one block per rank), or auto")->group(W);
   app.add_flag("--async-output", o.async_output, "Write mesh output from a copy in a background thread while the steps go on (per-rank blocks)")->group(W);
 
+  const char* C = "Communication studies (docs/skeleton-and-dry-run.md)";
+  app.add_flag("--skeleton", o.skeleton, "Run the step's communication only: every exchange as configured, the computation replaced as --skeleton-compute says")->group(C);
+  app.add_option("--skeleton-compute", o.skeleton_compute, "In place of each compute phase: none, measured (spin its time measured in 2 real steps first) or a factor X (X times the measured time)")->group(C);
+  app.add_flag("--dry-run", o.dry_run, "Plan every pattern's messages for --np ranks in one process and report them; runs no step")->group(C);
+  app.add_option("--np", o.np, "Rank count of --dry-run (-np is accepted too)")->group(C);
+
+  // -np P (mpiexec's spelling) is read as --np P.
+  std::vector<std::string> args;
+  for (int k = argc - 1; k >= 1; --k) args.push_back(std::string(argv[k]) == "-np" ? "--np" : argv[k]);
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp&) {
     text = app.help();
     return ParseOutcome::Exit;

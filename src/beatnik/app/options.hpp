@@ -78,6 +78,11 @@ struct Options {
   std::vector<std::string> case_overrides;  // case options the user gave explicitly
   bool weak_scale_by_ranks = false;         // a weak-scaled case: -w is the rank count
   bool setup_only = false;                  // --setup-only: set up, print the banner, exit 0
+  // Communication studies (docs/skeleton-and-dry-run.md)
+  bool skeleton = false;
+  std::string skeleton_compute = "none";
+  bool dry_run = false;
+  std::optional<int> np;
 };
 
 enum class ParseOutcome { Run, Exit };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "beatnik/app/tilt.hpp"
+#include "beatnik/app/skeleton.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
@@ -319,6 +320,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
     throw NotAvailable("-x cuda: this beatnik was built without the CUDA backend (build the 'cuda' preset)");
   if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())
     throw NotAvailable(why);
+  configure_skeleton(o, c);
   return c;
 }
 

@@ -40,6 +40,10 @@ struct RunConfig {
   long buffer_align = 4096;            // bytes; every host buffer, communication buffers included
   fft::FftOptions fft;
   std::vector<std::string> warnings;
+  // --skeleton (app/skeleton.hpp): communication only; the compute phases stand in for
+  // skeleton_scale x their measured time (0: nothing, no measurement).
+  bool skeleton = false;
+  double skeleton_scale = 0;
 };
 
 // Throws InputError (bad value) or NotAvailable (valid request this build cannot do yet).

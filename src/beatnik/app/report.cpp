@@ -12,6 +12,7 @@
 #include "beatnik/app/load_report.hpp"
 #include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
+#include "beatnik/app/skeleton.hpp"
 #include "beatnik/app/step_statistics.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
@@ -258,7 +259,6 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   for (const auto& [n, s] : sim.comm_stats().stats()) patterns.push_back(n);
   patterns = common_names(patterns, c);
   json comm;
-  const char* loc[3] = {"self", "on_node", "off_node"};
   for (const auto& p : patterns) {
     auto it = sim.comm_stats().stats().find(p);
     comm::PatternStats s = it == sim.comm_stats().stats().end() ? comm::PatternStats{} : it->second;
@@ -266,19 +266,10 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     MPI_Reduce(s.bytes, sum_b, 3, MPI_LONG, MPI_SUM, 0, c);
     MPI_Reduce(s.messages, sum_m, 3, MPI_LONG, MPI_SUM, 0, c);
     MPI_Reduce(s.bytes, max_b, 3, MPI_LONG, MPI_MAX, 0, c);
-    if (rank == 0) {
-      json j;
-      j["exchanges_per_step_rank0"] = double(s.calls) / steps;
-      for (int k = 0; k < 3; ++k) {
-        j["bytes_total"][loc[k]] = sum_b[k];
-        j["messages_total"][loc[k]] = sum_m[k];
-        j["bytes_busiest_rank"][loc[k]] = max_b[k];
-        j["bytes_per_step_total"][loc[k]] = double(sum_b[k]) / steps;
-      }
-      comm[p] = j;
-    }
+    if (rank == 0) comm[p] = communication_entry(double(s.calls) / steps, sum_b, sum_m, max_b, steps);
   }
   doc["communication"] = comm;
+  if (sim.config().skeleton && rank == 0) doc["skeleton"] = skeleton_json(sim);
 
   // Per-step wall time, slowest rank: measured steps and, apart, the warm-up steps.
   const std::vector<double> times = max_over_ranks(sim.step_seconds(), c);
@@ -348,6 +339,20 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   return doc;
 }
 
+json communication_entry(double exchanges_per_step_rank0, const long bytes_total[3], const long messages_total[3],
+                         const long bytes_busiest_rank[3], long steps) {
+  const char* loc[3] = {"self", "on_node", "off_node"};
+  json j;
+  j["exchanges_per_step_rank0"] = exchanges_per_step_rank0;
+  for (int k = 0; k < 3; ++k) {
+    j["bytes_total"][loc[k]] = bytes_total[k];
+    j["messages_total"][loc[k]] = messages_total[k];
+    j["bytes_busiest_rank"][loc[k]] = bytes_busiest_rank[k];
+    j["bytes_per_step_total"][loc[k]] = double(bytes_total[k]) / steps;
+  }
+  return j;
+}
+
 void print_banner(const Simulation& sim) {
   if (sim.context().rank() != 0) return;  // as the progress lines: the first rank mpiexec started
   const RunConfig& c = sim.config();
@@ -399,6 +404,7 @@ void print_banner(const Simulation& sim) {
                                    : std::string(),
                sim.transport().describe());
   if (c.buffer_align != 4096) fmt::print("  buffers     host and pinned buffers aligned to {} bytes\n", c.buffer_align);
+  if (c.skeleton) fmt::print("  skeleton    {}\n", skeleton_banner(sim));
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);
   std::fflush(stdout);
 }

@@ -20,6 +20,11 @@ struct RunOutcome {
 nlohmann::json results_document(Simulation& sim, const RunOutcome& outcome,
                                 const std::vector<std::string>& argv);
 
+// One pattern of the `communication` section: totals over ranks (self, on node, off node) of
+// `steps` measured steps (the dry run writes its section with it too).
+nlohmann::json communication_entry(double exchanges_per_step_rank0, const long bytes_total[3],
+                                   const long messages_total[3], const long bytes_busiest_rank[3], long steps);
+
 // Rank 0 prints the summary held in a results document.
 void print_summary(const nlohmann::json& results);
 

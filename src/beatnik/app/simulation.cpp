@@ -85,7 +85,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
   mesh_ = std::make_unique<mesh::SurfaceMesh>(*ctx_, config.geometry, config.procs, transport_.get(), config.placement);
   state_ = mesh::Field(config.space, mesh_->layout(), model::kStateComps);
   model::initialize_state(*mesh_, config.initial, state_);
-  model_ = std::make_unique<model::ZModel>(*mesh_, config.space, config.model, config_.fft, &stats_, &timers_);
+  model_ = std::make_unique<model::ZModel>(*mesh_, config.space, config.model, config_.fft, &stats_, &timers_, &gate_);
   integrator_ = std::make_unique<model::TimeIntegrator>(*model_, state_, &timers_);
   // The first gather fills the ghosts of the initial state (for output and checks).
   model_->gather(state_);
@@ -95,6 +95,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
     exec::device_memory(free_after, total);
     device_bytes_ = free_before > free_after ? free_before - free_after : 0;
   }
+  if (config_.skeleton) start_skeleton();
   // (Measured again after the first step: NCCL sets up its peer buffers on first use.)
   timers_.reset();
   stats_.reset();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "beatnik/app/problem.hpp"
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/base/region_series.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/base/trace.hpp"
@@ -80,8 +81,12 @@ class Simulation {
   GlobalDiagnostics diagnostics() const;
   // Bytes this rank holds in beatnik's own buffers.
   size_t buffer_bytes() const;
+  // --skeleton: the switch of the compute phases (stand-in seconds per call of each region).
+  const ComputeGate& compute_gate() const { return gate_; }
 
  private:
+  void start_skeleton();  // app/skeleton.cpp
+
   RunConfig config_;
   std::unique_ptr<comm::Context> ctx_;
   int gpu_id_ = -1;
@@ -91,6 +96,7 @@ class Simulation {
   std::unique_ptr<mesh::SurfaceMesh> mesh_;
   Timers timers_;
   comm::CommStats stats_;
+  ComputeGate gate_;
   mesh::Field state_;
   std::unique_ptr<model::ZModel> model_;
   std::unique_ptr<model::TimeIntegrator> integrator_;

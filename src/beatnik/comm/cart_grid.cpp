@@ -37,22 +37,28 @@ CartGrid::CartGrid(MPI_Comm parent, std::array<int, 2> dims, std::array<bool, 2>
   grid_of_parent_.assign(size(), 0);
   for (int g = 0; g < size(); ++g) grid_of_parent_[parent_of_grid_[g]] = g;
   coords_ = coords_of(rank_);
+  neighbors_ = grid_neighbors(dims_, periodic_, coords_);
+}
+
+std::array<int, 8> grid_neighbors(std::array<int, 2> dims, std::array<bool, 2> periodic, std::array<int, 2> coords) {
+  std::array<int, 8> n{};
   for (int k = 0; k < 8; ++k) {
     const auto off = direction_offset(k);
     int c[2];
     bool exists = true;
     for (int a = 0; a < 2; ++a) {
-      c[a] = coords_[a] + off[a];
-      if (c[a] < 0 || c[a] >= dims_[a]) {
-        if (periodic_[a])
-          c[a] = (c[a] + dims_[a]) % dims_[a];
+      c[a] = coords[a] + off[a];
+      if (c[a] < 0 || c[a] >= dims[a]) {
+        if (periodic[a])
+          c[a] = (c[a] + dims[a]) % dims[a];
         else
           exists = false;
       }
     }
-    neighbors_[k] = MPI_PROC_NULL;
-    if (exists) check_mpi(MPI_Cart_rank(comm_, c, &neighbors_[k]), "MPI_Cart_rank");
+    // Cartesian ranks are row-major cells (MPI_Cart_rank's numbering).
+    n[k] = exists ? c[0] * dims[1] + c[1] : MPI_PROC_NULL;
   }
+  return n;
 }
 
 CartGrid::~CartGrid() {

@@ -20,6 +20,11 @@ constexpr std::array<int, 2> direction_offset(int d) {
   return {k / 3 - 1, k % 3 - 1};
 }
 
+// Grid ranks (row-major cells) of the 8 neighbours of the cell at `coords`, by direction index;
+// MPI_PROC_NULL beyond a non-periodic edge. Pure: CartGrid and the dry run (app/dry_run.hpp) both
+// take their neighbours from here.
+std::array<int, 8> grid_neighbors(std::array<int, 2> dims, std::array<bool, 2> periodic, std::array<int, 2> coords);
+
 // Which parent rank takes which cell.
 struct GridOrder {
   bool mpi_reorder = false;        // MPI_Cart_create(reorder = 1): MPI's choice
@@ -43,6 +48,7 @@ class CartGrid {
   std::array<bool, 2> periodic() const { return periodic_; }
   // Rank of the neighbour in direction d (direction_index), or MPI_PROC_NULL.
   int neighbor(int d) const { return neighbors_[d]; }
+  const std::array<int, 8>& neighbors() const { return neighbors_; }
   // The placement that resulted: grid rank (= cell) of every parent rank, and back.
   const std::vector<int>& grid_rank_of_parent() const { return grid_of_parent_; }
   const std::vector<int>& parent_rank_of_grid() const { return parent_of_grid_; }

@@ -47,6 +47,27 @@ BEATNIK_HOST_DEVICE inline void locate(const HaloRegions& r, int ncomp, long k, 
 
 }  // namespace
 
+HaloLinks plan_halo(const std::array<int, 8>& neighbors, GhostedLayout layout, HaloPattern pattern) {
+  HaloLinks l;
+  for (int d = 0; d < 8; ++d) {
+    const auto off = direction_offset(d);
+    const bool corner = off[0] != 0 && off[1] != 0;
+    if (corner && !pattern.corners) continue;
+    const int peer = neighbors[d];
+    if (peer == MPI_PROC_NULL) continue;
+    // Send towards d the strip next to side d; the neighbour there files it under -d.
+    const int s = l.send.n;
+    add_region(l.send, layout, pattern.depth, off[0], off[1], false);
+    l.send_peer[s] = peer;
+    l.send_tag[s] = d;
+    const int r = l.recv.n;
+    add_region(l.recv, layout, pattern.depth, off[0], off[1], true);
+    l.recv_peer[r] = peer;
+    l.recv_tag[r] = direction_index(-off[0], -off[1]);
+  }
+  return l;
+}
+
 HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPattern pattern,
                            int ncomp, exec::Space space, std::vector<int> locality,
                            CommStats* stats, std::string name, Transport* transport, HaloRun run)
@@ -66,22 +87,13 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   if (pattern.depth > layout.g) throw Error("halo exchange: depth exceeds ghost layers");
   if (layout.ni < pattern.depth || layout.nj < pattern.depth)
     throw Error("halo exchange: a rank owns fewer nodes than the halo depth");
-  for (int d = 0; d < 8; ++d) {
-    const auto off = direction_offset(d);
-    const bool corner = off[0] != 0 && off[1] != 0;
-    if (corner && !pattern.corners) continue;
-    const int peer = grid.neighbor(d);
-    if (peer == MPI_PROC_NULL) continue;
-    // Send towards d the strip next to side d; the neighbour there files it under -d.
-    const int s = send_.n;
-    add_region(send_, layout, pattern.depth, off[0], off[1], false);
-    send_peer_[s] = peer;
-    send_tag_[s] = d;
-    const int r = recv_.n;
-    add_region(recv_, layout, pattern.depth, off[0], off[1], true);
-    recv_peer_[r] = peer;
-    recv_tag_[r] = direction_index(-off[0], -off[1]);
-  }
+  const HaloLinks links = plan_halo(grid.neighbors(), layout, pattern);
+  send_ = links.send;
+  recv_ = links.recv;
+  std::copy(links.send_peer, links.send_peer + 8, send_peer_);
+  std::copy(links.recv_peer, links.recv_peer + 8, recv_peer_);
+  std::copy(links.send_tag, links.send_tag + 8, send_tag_);
+  std::copy(links.recv_tag, links.recv_tag + 8, recv_tag_);
   const long total = send_.offset[send_.n] * ncomp_;
   send_buf_ = exec::Buffer<double>(space, total);
   recv_buf_ = exec::Buffer<double>(space, total);

@@ -47,6 +47,14 @@ struct HaloRegions {
 struct RemoteTargets {
   double* p[8] = {};
 };
+// Who sends what to whom: region, peer (grid rank) and tag (the sender's direction) of every
+// message, in direction order. Pure: HaloExchange and the dry run (app/dry_run.hpp) both plan
+// their messages here.
+struct HaloLinks {
+  HaloRegions send, recv;
+  int send_peer[8] = {}, recv_peer[8] = {}, send_tag[8] = {}, recv_tag[8] = {};
+};
+HaloLinks plan_halo(const std::array<int, 8>& neighbors, GhostedLayout layout, HaloPattern pattern);
 
 // How an exchange runs and is measured.
 struct HaloRun {

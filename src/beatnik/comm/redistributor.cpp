@@ -8,10 +8,9 @@
 #include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::comm {
-namespace {
 
 // My box cut by every peer's box, in peer order: the runs I send (or receive).
-void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& theirs) {
+void plan_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& theirs) {
   const int p = static_cast<int>(theirs.size());
   t.host.clear();
   t.peer.clear();
@@ -32,6 +31,28 @@ void build_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& thei
   t.total = off;
   t.count = static_cast<int>(t.host.size());
 }
+
+long plan_pad(const std::vector<Box2>& from, const std::vector<Box2>& to) {
+  long pad = 1;
+  for (const Box2& a : from)
+    for (const Box2& b : to) {
+      const Box2 c = intersect(a, b);
+      if (!c.empty()) pad = std::max(pad, c.count());
+    }
+  return pad;
+}
+
+std::vector<std::pair<int, long>> planned_messages(const SegmentTable& out, bool padded, long pad, int size) {
+  std::vector<std::pair<int, long>> m;
+  if (padded) {
+    for (int r = 0; r < size; ++r) m.emplace_back(r, pad);
+  } else {
+    for (int r : out.peer) m.emplace_back(r, out.peer_count[r]);
+  }
+  return m;
+}
+
+namespace {
 
 // Message slots of the padded all-to-all: partner r's run starts at r * pad.
 void pad_slots(SegmentTable& t, long pad) {
@@ -100,8 +121,8 @@ Redistributor::Redistributor(MPI_Comm comm, const std::vector<Box2>& from,
   MPI_Comm_size(comm, &size_);
   if (static_cast<int>(from.size()) != size_ || static_cast<int>(to.size()) != size_)
     throw Error("redistributor: one box per rank expected");
-  build_side(from_side_, from[rank_], to);
-  build_side(to_side_, to[rank_], from);
+  plan_side(from_side_, from[rank_], to);
+  plan_side(to_side_, to[rank_], from);
   self_only_ = size_ == 1;
   if (algorithm_ == ExchangeAlgorithm::Alltoall) {
     // Every pair exchanges the same count: the largest any pair of the communicator needs.
@@ -166,24 +187,16 @@ void Redistributor::record(const SegmentTable& out, const SegmentTable& in, int 
   if (!stats_) return;
   stats_->add_call(pattern_);
   MessageTrace* tr = stats_->trace();
-  if (padded) {
-    // What travels: a padded message to (and from) every rank of the communicator.
-    for (int r = 0; r < size_; ++r) {
-      stats_->add_message(pattern_, locality_[r], pad_ * elem_bytes);
-      if (tr) {
-        tr->send(pattern_, this, comm_, r, pad_ * elem_bytes, trace_t0_);
-        tr->recv(pattern_, this, comm_, r, pad_ * elem_bytes, trace_t0_);
-      }
-    }
-  } else {
-    for (int r : out.peer) {
-      stats_->add_message(pattern_, locality_[r], out.peer_count[r] * elem_bytes);
-      if (tr) tr->send(pattern_, this, comm_, r, out.peer_count[r] * elem_bytes, trace_t0_);
-    }
-    if (tr)
-      for (int r : in.peer) tr->recv(pattern_, this, comm_, r, in.peer_count[r] * elem_bytes, trace_t0_);
+  // What travels: one message per run, or a padded message to every rank of the communicator.
+  for (const auto& [r, count] : planned_messages(out, padded, pad_, size_)) {
+    stats_->add_message(pattern_, locality_[r], count * elem_bytes);
+    if (tr) tr->send(pattern_, this, comm_, r, count * elem_bytes, trace_t0_);
   }
-  if (tr) tr->complete(pattern_, this, wall_seconds());
+  if (tr) {
+    for (const auto& [r, count] : planned_messages(in, padded, pad_, size_))
+      tr->recv(pattern_, this, comm_, r, count * elem_bytes, trace_t0_);
+    tr->complete(pattern_, this, wall_seconds());
+  }
 }
 
 void Redistributor::exchange_only(const void* send, void* recv, int elem_bytes, bool reverse) {

@@ -10,6 +10,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "beatnik/base/box.hpp"
@@ -59,6 +60,16 @@ struct SegmentTable {
   std::vector<int> peer_segment;              // run index of each communicator rank, or -1
   std::vector<long> peer_count, peer_offset;  // per peer (indexed by communicator rank)
 };
+
+// Planning, pure (the Redistributor and the dry run, app/dry_run.hpp, both use it):
+// `mine` cut by every box of `theirs`, in rank order: the runs this rank sends (or receives).
+void plan_side(SegmentTable& t, const Box2& mine, const std::vector<Box2>& theirs);
+// The per-pair count of the padded all-to-all over these layouts: the largest run any pair
+// exchanges in either direction (at least 1).
+long plan_pad(const std::vector<Box2>& from, const std::vector<Box2>& to);
+// The messages (peer, elements) one exchange sends, as the accounting counts them: one per run;
+// or, padded (the padded all-to-all on 2+ ranks), `pad` to every one of `size` ranks.
+std::vector<std::pair<int, long>> planned_messages(const SegmentTable& out, bool padded, long pad, int size);
 
 class Redistributor {
  public:

@@ -9,6 +9,13 @@
 
 namespace beatnik::comm {
 
+std::vector<std::pair<int, long>> plan_ring(int rank, const std::vector<long>& counts) {
+  const int p = static_cast<int>(counts.size());
+  std::vector<std::pair<int, long>> m;
+  for (int r = 0; r + 1 < p; ++r) m.emplace_back((rank + 1) % p, counts[(rank - r % p + p) % p]);
+  return m;
+}
+
 RingPass::RingPass(MPI_Comm comm, long own_count, exec::Space space, const std::string& strategy,
                    std::vector<int> locality, CommStats* stats, Timers* timers, std::string timer_prefix,
                    Transport* transport)
@@ -32,6 +39,7 @@ RingPass::RingPass(MPI_Comm comm, long own_count, exec::Space space, const std::
   prev_ = (rank_ - 1 + size_) % size_;
   counts_.resize(size_);
   check_mpi(MPI_Allgather(&own_count, 1, MPI_LONG, counts_.data(), 1, MPI_LONG, comm), "MPI_Allgather (ring sizes)");
+  plan_ = plan_ring(rank_, counts_);
   own_ = exec::Buffer<double>(space, own_count);
   if (size_ == 1) return;  // no transfers, no strategy
   cap_ = std::max(*std::max_element(counts_.begin(), counts_.end()), 1L);
@@ -83,7 +91,7 @@ double* RingPass::recv_ptr(int r) const { return wire_[r % 2]; }
 // receiver's locality, the same for every strategy and transport.
 void RingPass::begin_round(int r) {
   if (transport_->kind() == TransportKind::CudaAware) exec::fence(space_);
-  if (stats_) stats_->add_message("ring", locality_[next_], counts_[origin(r)] * long(sizeof(double)));
+  if (stats_) stats_->add_message("ring", locality_[plan_[r].first], plan_[r].second * long(sizeof(double)));
   if (MessageTrace* tr = stats_ ? stats_->trace() : nullptr) {  // open until complete() / exchange()
     const double t = wall_seconds();
     tr->send("ring", this, comm_, next_, counts_[origin(r)] * long(sizeof(double)), t);

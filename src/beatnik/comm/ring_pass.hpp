@@ -30,6 +30,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "beatnik/base/timers.hpp"
@@ -39,6 +40,11 @@
 #include "beatnik/exec/memory.hpp"
 
 namespace beatnik::comm {
+
+// The messages (peer, doubles) `rank` sends in one pass, round by round: in round r it forwards
+// the block that originated on rank (rank - r) mod P to rank + 1 (P - 1 rounds; none on one
+// rank). counts: doubles of every rank's block. Pure: RingPass and the dry run both use it.
+std::vector<std::pair<int, long>> plan_ring(int rank, const std::vector<long>& counts);
 
 class RingPass {
  public:
@@ -111,6 +117,7 @@ class RingPass {
   Transport* transport_;
   bool staged_;  // device data through pinned host wire buffers
   std::vector<long> counts_;
+  std::vector<std::pair<int, long>> plan_;  // plan_ring: what each round sends
   std::vector<int> locality_;
   CommStats* stats_;
   Timers* timers_;

@@ -29,13 +29,14 @@ long bytes_to_others(const std::vector<long>& counts, int self, int width) {
 }  // namespace
 
 CutoffBRSolver::CutoffBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
-                               double epsilon, comm::CommStats* stats, Timers* timers)
+                               double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate)
     : mesh_(mesh),
       space_(space),
       settings_(settings),
       eps_(epsilon),
       stats_(stats),
       timers_(timers),
+      gate_(gate),
       spatial_(mesh.grid().comm(), mesh.grid().dims(),
                {-0.5 * mesh.geometry().period[0], -0.5 * mesh.geometry().period[1]},
                {0.5 * mesh.geometry().period[0], 0.5 * mesh.geometry().period[1]}, settings.partition, space),
@@ -211,6 +212,7 @@ void CutoffBRSolver::make_ghosts() {
 
 // Owned particles then ghosts into the cell list; their records in cell order, structure of arrays.
 void CutoffBRSolver::bin() {
+  if (!computes(gate_)) return gate_->stand_in("br.cutoff.bin");
   const long nown = nown_, nall = nown_ + nghost_;
   exec::grow(xyz_, space_, 3 * nall);
   exec::grow(sorted_, space_, kParticleWidth * nall);
@@ -249,6 +251,7 @@ void CutoffBRSolver::compute() {
   a.eps = eps_;
   a.acc = acc_.data();
   a.pairs = pairs_.data();
+  if (!computes(gate_)) return gate_->stand_in("br.cutoff.compute");
   if (a.ns == 0) return;
   if (space_ == exec::Space::Host) br_cutoff_host(a);
   else br_cutoff_device(a);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/migrate/migrator.hpp"
@@ -51,7 +52,7 @@ class CutoffBRSolver : public BRSolver {
  public:
   // epsilon: ε_eff. Collective over the mesh's grid communicator.
   CutoffBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings, double epsilon,
-                 comm::CommStats* stats, Timers* timers);
+                 comm::CommStats* stats, Timers* timers, const ComputeGate* gate = nullptr);
   ~CutoffBRSolver() override;
 
   void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) override;
@@ -79,6 +80,7 @@ class CutoffBRSolver : public BRSolver {
   double reach_ = 0;
   comm::CommStats* stats_;
   Timers* timers_;
+  const ComputeGate* gate_;  // skeleton mode: bin and compute stand in, the migrations run
   int rank_ = 0, size_ = 1;
   long n_ = 0;       // owned surface nodes
   long nown_ = 0;    // particles owned in space (this call)

@@ -4,6 +4,7 @@
 // positions and weighted ω travel (6 doubles per node), no ghosts.
 #include <memory>
 
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/ring_pass.hpp"
@@ -20,7 +21,7 @@ class ExactBRSolver : public BRSolver {
  public:
   // epsilon: ε_eff (added to |r|² unsquared). Collective over the mesh's grid communicator.
   ExactBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
-                double epsilon, comm::CommStats* stats, Timers* timers);
+                double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate = nullptr);
 
   void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) override;
 
@@ -37,6 +38,7 @@ class ExactBRSolver : public BRSolver {
   exec::Space space_;
   BRSettings settings_;
   double eps_;
+  const ComputeGate* gate_;
   BRImages images_;
   long n_ = 0;  // owned nodes
   std::unique_ptr<comm::RingPass> ring_;

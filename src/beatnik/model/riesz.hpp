@@ -7,6 +7,7 @@
 // That is one forward and one inverse distributed FFT per evaluation instead of three.
 #include <memory>
 
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/fft/distributed_fft.hpp"
 #include "beatnik/mesh/field.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
@@ -21,7 +22,7 @@ BEATNIK_HOST_DEVICE inline int wave_index(int p, int n) {
 class RieszTransform {
  public:
   RieszTransform(const mesh::SurfaceMesh& mesh, exec::Space space, const fft::FftOptions& options,
-                 comm::CommStats* stats, Timers* timers);
+                 comm::CommStats* stats, Timers* timers, const ComputeGate* gate = nullptr);
 
   // out(0, i, j) = (R·w)(i, j) on owned nodes; w1, w2 are components c1, c2 of `in`.
   void apply(const mesh::Field& in, int c1, int c2, const mesh::Field& out);
@@ -32,6 +33,7 @@ class RieszTransform {
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
   Timers* timers_;
+  const ComputeGate* gate_;
   std::unique_ptr<fft::DistributedFFT> fft_;
   double k_scale_[2];  // 2π / period of the node set, per dimension
 };

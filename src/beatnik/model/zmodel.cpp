@@ -10,11 +10,13 @@
 namespace beatnik::model {
 
 ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelParameters& params,
-               const fft::FftOptions& fft_options, comm::CommStats* stats, Timers* timers)
+               const fft::FftOptions& fft_options, comm::CommStats* stats, Timers* timers,
+               const ComputeGate* gate)
     : mesh_(mesh),
       space_(space),
       params_(params),
       timers_(timers),
+      gate_(gate),
       halo_state_(mesh.grid(), mesh.layout(), comm::HaloPattern{mesh::kGhosts, true}, kStateComps,
                   space, mesh.locality(), stats, "halo", mesh.transport(),
                   comm::HaloRun{params.halo_strategy, timers, "halo.state"}),
@@ -26,15 +28,15 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
   const auto& h = mesh.geometry().spacing;
   spacing_ = Spacing{1.0 / (12.0 * h[0]), 1.0 / (12.0 * h[1]), 1.0 / (h[0] * h[1])};
   if (params.order != Order::High)
-    riesz_ = std::make_unique<RieszTransform>(mesh, space, fft_options, stats, timers);
+    riesz_ = std::make_unique<RieszTransform>(mesh, space, fft_options, stats, timers, gate);
   if (params.order != Order::Low) {
     const GhostedLayout owned{mesh.layout().ni, mesh.layout().nj, 0};
     omega_ = mesh::Field(space, owned, 3);
     br_u_ = mesh::Field(space, owned, 3);
     if (params.br.cutoff_solver)
-      br_ = std::make_unique<CutoffBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+      br_ = std::make_unique<CutoffBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
     else
-      br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+      br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
   }
   reset_health();
 }
@@ -50,6 +52,7 @@ void ZModel::gather(const mesh::Field& state) {
 void ZModel::state_boundary(const mesh::Field& state) {
   // Both write ghosts only: owned nodes (the overlapped interior work's inputs) stay as they are.
   Timers::Scope t(timers_, "boundary");
+  if (!computes(gate_)) return gate_->stand_in("boundary");
   boundary_.shift_periodic_positions(state);
   boundary_.extrapolate_free(state);
 }
@@ -128,9 +131,12 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   // halo too. Medium and high need BR's velocity, which needs ω everywhere (its border from
   // the ghosts): only ω's interior overlaps, the BR solve waits for finish.
   const bool velocity_early = overlap && !br_;
+  // Skeleton mode: every compute phase below stands in (nothing, or a spin) for its kernel.
+  const bool run = computes(gate_);
   if (velocity_early) {
     Timers::Scope t(timers_, "zmodel.velocity");
-    exec::parallel_for_interior(space_, parts, velocity);
+    if (run) exec::parallel_for_interior(space_, parts, velocity);
+    else gate_->stand_in("zmodel.velocity");
   }
   if (overlap && br_) omega(state, exec::Part::Interior);
   if (overlap) {
@@ -143,7 +149,9 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   if (br_) birkhoff_rott(state, overlap);
   {
     Timers::Scope t(timers_, "zmodel.velocity");
-    if (velocity_early)
+    if (!run)
+      gate_->stand_in("zmodel.velocity");
+    else if (velocity_early)
       exec::parallel_for_border(space_, parts, velocity);
     else
       exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, velocity);
@@ -163,7 +171,8 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
     }
     {  // the interior reads owned V and the state, gathered by now
       Timers::Scope t(timers_, "zmodel.vorticity");
-      exec::parallel_for_interior(space_, parts, vorticity);
+      if (run) exec::parallel_for_interior(space_, parts, vorticity);
+      else gate_->stand_in("zmodel.vorticity");
     }
     Timers::Scope t(timers_, "halo.V");
     halo_v_.finish(v_.components());
@@ -173,10 +182,13 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   }
   {
     Timers::Scope t(timers_, "boundary");
-    boundary_.extrapolate_free(v_);
+    if (run) boundary_.extrapolate_free(v_);
+    else gate_->stand_in("boundary");
   }
   Timers::Scope t(timers_, "zmodel.vorticity");
-  if (overlap)
+  if (!run)
+    gate_->stand_in("zmodel.vorticity");
+  else if (overlap)
     exec::parallel_for_border(space_, parts, vorticity);
   else
     exec::parallel_for(space_, exec::Range2{0, L.ni, 0, L.nj}, vorticity);
@@ -194,6 +206,7 @@ void ZModel::omega(const mesh::Field& state, exec::Part part) {
   const Spacing sp = spacing_;
   const exec::Range2 all{0, L.ni, 0, L.nj};
   Timers::Scope t(timers_, "zmodel.omega");
+  if (!computes(gate_)) return gate_->stand_in("zmodel.omega");
   exec::parallel_for_part(space_, all, exec::split_interior(all, kStencilReach), part,
                           [=] BEATNIK_HOST_DEVICE(int i, int j) {
                             const long k = L.index(i, j);

@@ -5,6 +5,7 @@
 #include <climits>
 #include <memory>
 
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
 #include "beatnik/exec/interior_split.hpp"
@@ -22,7 +23,8 @@ inline constexpr int kBadTangled = 0, kBadNonFinite = 1, kBadStretched = 2;
 class ZModel {
  public:
   ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelParameters& params,
-         const fft::FftOptions& fft_options, comm::CommStats* stats, Timers* timers);
+         const fft::FftOptions& fft_options, comm::CommStats* stats, Timers* timers,
+         const ComputeGate* gate = nullptr);
 
   // Refreshes the ghosts of `state` (halo + boundary conditions), then writes d(state)/dt on
   // owned nodes into `rate` (5 components, no ghosts).
@@ -40,6 +42,8 @@ class ZModel {
 
   const RieszTransform* riesz() const { return riesz_.get(); }
   BRSolver* br_solver() const { return br_.get(); }
+  // Skeleton mode's switch (null: always compute).
+  const ComputeGate* gate() const { return gate_; }
   size_t buffer_bytes() const;
 
   // ω from the gathered state (its border only when the interior was done while the halo
@@ -53,6 +57,7 @@ class ZModel {
   exec::Space space_;
   ModelParameters params_;
   Timers* timers_;
+  const ComputeGate* gate_;
   Spacing spacing_;
   comm::HaloExchange halo_state_, halo_v_;
   mesh::Boundary boundary_;

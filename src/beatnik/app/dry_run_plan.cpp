@@ -1,0 +1,156 @@
+#include "beatnik/app/dry_run_plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "beatnik/base/complex.hpp"
+#include "beatnik/base/error.hpp"
+#include "beatnik/comm/cart_grid.hpp"
+#include "beatnik/comm/halo_exchange.hpp"
+#include "beatnik/comm/redistributor.hpp"
+#include "beatnik/comm/ring_pass.hpp"
+#include "beatnik/fft/fft_plan.hpp"
+#include "beatnik/mesh/decomposition.hpp"
+#include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/model/state.hpp"
+
+namespace beatnik::app {
+namespace {
+
+constexpr int kDerivativesPerStep = 3;  // TVD-RK3
+
+struct Planner {
+  DryRunPlan& out;
+  std::vector<int> world_of_grid;
+  std::vector<std::set<int>> peers_all;
+  std::map<std::string, std::vector<std::set<int>>> peers;
+
+  int locality(int g, int h) const {
+    const int a = world_of_grid[g], b = world_of_grid[h];
+    return a == b ? 0 : out.node_of_rank[a] == out.node_of_rank[b] ? 1 : 2;
+  }
+  void message(const std::string& pattern, int g, int h, long bytes) {
+    const int a = world_of_grid[g], b = world_of_grid[h];
+    out.per_rank[a].add_message(pattern, locality(g, h), bytes);
+    if (a == b) return;
+    out.matrix[a][b] += bytes;
+    peers_all[a].insert(b);
+    auto& p = peers[pattern];
+    if (p.empty()) p.resize(out.ranks);
+    p[a].insert(b);
+  }
+  void call(const std::string& pattern, int g) { out.per_rank[world_of_grid[g]].add_call(pattern); }
+};
+
+}  // namespace
+
+DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
+  const bool br = c.model.order != model::Order::Low;
+  if (br && c.model.br.cutoff_solver)
+    throw NotAvailable("--dry-run with -S cutoff: the cutoff solver's migration depends on the particles' "
+                       "positions and is not planned by the dry run yet; run --skeleton on the ranks instead");
+  DryRunPlan out;
+  out.ranks = ranks;
+  out.ranks_per_node = ranks_per_node > 0 ? ranks_per_node : ranks;
+  out.node_of_rank.resize(ranks);
+  for (int r = 0; r < ranks; ++r) out.node_of_rank[r] = r / out.ranks_per_node;
+  const auto procs = c.procs;
+  const auto& geo = c.geometry;
+  const mesh::Decomposition decomp(geo.nodes, procs);
+  const std::vector<Box2> blocks = decomp.all_owned();
+
+  // Placement: the cell of every world rank, as SurfaceMesh asks for it.
+  std::vector<int> cells;
+  if (c.placement.policy != comm::placement::Policy::Cart) {
+    const std::array<double, 2> extent{double(geo.nodes[0]) / procs[0], double(geo.nodes[1]) / procs[1]};
+    cells = comm::placement::cells(c.placement, procs, out.node_of_rank, extent);
+  } else {
+    cells = comm::placement::linear(ranks);
+    out.notes.push_back("--placement cart: MPI_Cart_create's reorder is taken to keep the rank order "
+                        "(what Open MPI does); a real run reports the order it got");
+  }
+  out.grid_rank_of_rank = cells;
+  Planner p{out, std::vector<int>(ranks), std::vector<std::set<int>>(ranks), {}};
+  for (int r = 0; r < ranks; ++r) p.world_of_grid[cells[r]] = r;
+  out.per_rank.resize(ranks);
+  out.matrix.resize(ranks);
+
+  // Halo: the state (5 components, corners) and V (1 component, faces) in every derivative.
+  struct Halo {
+    comm::HaloPattern pattern;
+    int ncomp;
+  };
+  const Halo halos[2] = {{comm::HaloPattern{mesh::kGhosts, true}, model::kStateComps},
+                         {comm::HaloPattern{mesh::kGhosts, false}, 1}};
+  for (int g = 0; g < ranks; ++g) {
+    const Box2 b = blocks[g];
+    const GhostedLayout layout{b.extent(0), b.extent(1), mesh::kGhosts};
+    const auto nb = comm::grid_neighbors(procs, geo.periodic, decomp.coords_of(g));
+    for (const Halo& h : halos) {
+      const comm::HaloLinks l = comm::plan_halo(nb, layout, h.pattern);
+      for (int k = 0; k < kDerivativesPerStep; ++k) {
+        for (int s = 0; s < l.send.n; ++s)
+          p.message("halo", g, l.send_peer[s],
+                    (l.send.offset[s + 1] - l.send.offset[s]) * h.ncomp * long(sizeof(double)));
+        p.call("halo", g);
+      }
+    }
+  }
+
+  // FFT reshapes: one forward and one inverse transform per derivative (low and medium order).
+  if (c.model.order != model::Order::High) {
+    const bool alltoall = c.fft.algorithm == comm::ExchangeAlgorithm::Alltoall;
+    std::map<std::pair<size_t, int>, long> pads;  // (step, first member): the communicator's pad
+    comm::SegmentTable t;
+    for (int g = 0; g < ranks; ++g) {
+      const fft::FftPlan plan = fft::plan_fft(geo.nodes, procs, blocks, c.fft, g);
+      for (size_t k = 0; k < plan.steps.size(); ++k) {
+        const fft::PlanStep& s = plan.steps[k];
+        if (s.is_fft) continue;
+        const std::vector<int> members = fft::plan_group_members(s.group, procs, g);
+        const int me = static_cast<int>(std::find(members.begin(), members.end(), g) - members.begin());
+        const int size = static_cast<int>(members.size());
+        const bool padded = alltoall && size > 1;
+        long pad = 0;
+        if (padded) {
+          auto [it, fresh] = pads.try_emplace({k, members[0]}, 0);
+          if (fresh) it->second = comm::plan_pad(s.from, s.to);
+          pad = it->second;
+        }
+        for (const bool reverse : {false, true}) {
+          if (reverse) comm::plan_side(t, s.to[me], s.from);
+          else comm::plan_side(t, s.from[me], s.to);
+          const auto msgs = comm::planned_messages(t, padded, pad, size);
+          for (int d = 0; d < kDerivativesPerStep; ++d) {
+            for (const auto& [peer, count] : msgs) p.message("fft", g, members[peer], count * long(sizeof(cplx)));
+            p.call("fft", g);
+          }
+        }
+      }
+    }
+  }
+
+  // Ring pass of the exact Birkhoff-Rott solver: 6 doubles per owned node (medium and high).
+  if (br && ranks > 1) {
+    std::vector<long> counts(ranks);
+    for (int g = 0; g < ranks; ++g) counts[g] = 6 * blocks[g].count();
+    for (int g = 0; g < ranks; ++g) {
+      const auto msgs = comm::plan_ring(g, counts);
+      for (int d = 0; d < kDerivativesPerStep; ++d) {
+        for (const auto& [peer, count] : msgs) p.message("ring", g, peer, count * long(sizeof(double)));
+        p.call("ring", g);
+      }
+    }
+  }
+
+  out.degree_all.resize(ranks);
+  for (int r = 0; r < ranks; ++r) out.degree_all[r] = static_cast<int>(p.peers_all[r].size());
+  for (auto& [name, sets] : p.peers) {
+    auto& d = out.degree[name];
+    d.resize(ranks);
+    for (int r = 0; r < ranks; ++r) d[r] = static_cast<int>(sets[r].size());
+  }
+  return out;
+}
+
+}  // namespace beatnik::app

@@ -1,0 +1,35 @@
+#pragma once
+// The dry run's planning (--dry-run; docs/skeleton-and-dry-run.md): every pattern's messages of
+// one step for P ranks, computed in one process from the same planning code the patterns use
+// (comm::grid_neighbors + comm::plan_halo, fft::plan_fft + comm::plan_side / plan_pad /
+// planned_messages, comm::plan_ring), with the placement's rank map and --ranks-per-node's
+// nodes. Nothing of size of the mesh is allocated: only boxes and message lists.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "beatnik/app/problem.hpp"
+#include "beatnik/comm/comm_stats.hpp"
+
+namespace beatnik::app {
+
+struct DryRunPlan {
+  int ranks = 0;
+  int ranks_per_node = 0;             // the nodes: ranks r / ranks_per_node
+  std::vector<int> node_of_rank;      // per world rank
+  std::vector<int> grid_rank_of_rank; // per world rank: its cell i * Py + j
+  // One step's accounting of every world rank, as CommStats would hold it after one step.
+  std::vector<comm::CommStats> per_rank;
+  // Bytes per step from world rank src to world rank dst (other ranks only), all patterns.
+  std::vector<std::map<int, long>> matrix;
+  // Per pattern and world rank: distinct peers (other ranks) it sends to in a step.
+  std::map<std::string, std::vector<int>> degree;
+  std::vector<int> degree_all;      // over all patterns
+  std::vector<std::string> notes;   // what is assumed or estimated
+};
+
+// P = ranks (the configuration was made for them). ranks_per_node: 0 = all ranks on one node.
+// NotAvailable for what the dry run cannot plan.
+DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node);
+
+}  // namespace beatnik::app
