@@ -106,6 +106,13 @@ TileFn pick_tile() {
 
 }  // namespace
 
+void br_tile_host(double tx, double ty, double tz, const double* xs, const double* ys, const double* zs,
+                  const double* qx, const double* qy, const double* qz, long k0, long k1, double ox, double oy,
+                  double L0, double h0, double L1, double h1, double eps, double* u) {
+  static const TileFn tile = pick_tile();
+  tile(tx, ty, tz, xs, ys, zs, qx, qy, qz, k0, k1, ox, oy, L0, h0, L1, h1, eps, u);
+}
+
 void br_block_host(const BRBlockArgs& a) {
   const long nt = a.nt, ns = a.ns;
   const double *tx = a.targets, *ty = tx + nt, *tz = ty + nt;
