@@ -185,6 +185,16 @@ app::Options rolled_up_sech2() {
   return o;
 }
 
+// The surfaces of the tolerance table (48²): the periodic multi-mode cosine after 5 steps and the
+// free sech² after 40 (0.8 τ), with the steps to run.
+std::vector<std::pair<app::Options, int>> tolerance_surfaces() {
+  app::Options cos = br_options("consistent", "periodic", 48);
+  cos.initial_condition = "cos";
+  cos.magnitude = 0.1;
+  cos.period = 3.0;
+  return {{cos, 5}, {rolled_up_sech2(), 40}};
+}
+
 // Copies the positions and ω a run reached after `steps` steps into s (one rank).
 void from_run(SurfaceCase& s, const app::Options& o, int steps) {
   app::Simulation sim(MPI_COMM_SELF, test::config_for(o, MPI_COMM_SELF));
@@ -207,18 +217,13 @@ void from_run(SurfaceCase& s, const app::Options& o, int steps) {
 // periodic multi-mode cosine surface, and a free sech² surface after roll-up has begun.
 TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
   if (world_size() > 1) GTEST_SKIP() << "the tree runs on one rank (the run refuses more)";
-  app::Options cos = br_options("consistent", "periodic", 48);
-  cos.initial_condition = "cos";
-  cos.magnitude = 0.1;
-  cos.period = 3.0;
-  app::Options sech = rolled_up_sech2();
-  for (const app::Options* o : {&cos, &sech}) {
-    SurfaceCase s(*o, MPI_COMM_SELF);
-    from_run(s, *o, o == &sech ? 40 : 5);
+  for (const auto& [o, steps] : tolerance_surfaces()) {
+    SurfaceCase s(o, MPI_COMM_SELF);
+    from_run(s, o, steps);
     for (double tol : {1e-3, 1e-6, 1e-9}) {
       const model::TreeParameters t = model::tree_parameters(tol);
       const double e = tree_error(s, t.theta, t.degree, tol >= 1e-6);
-      EXPECT_LE(e, tol) << o->initial_condition << " TOL " << tol;
+      EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol;
       EXPECT_GT(e, 0.0);
     }
   }
@@ -246,18 +251,13 @@ TEST(TreeBR, ErrorFallsWithTheDegreeAndRunsAreReproducible) {
 // Not a check: the measurement behind tree_parameters' table (docs/tree.md), run by hand with
 // --gtest_also_run_disabled_tests --gtest_filter=*ToleranceTable.
 TEST(TreeBR, DISABLED_ToleranceTable) {
-  app::Options cos = br_options("consistent", "periodic", 48);
-  cos.initial_condition = "cos";
-  cos.magnitude = 0.1;
-  cos.period = 3.0;
-  app::Options sech = rolled_up_sech2();
-  for (const app::Options* o : {&cos, &sech}) {
-    SurfaceCase s(*o, MPI_COMM_SELF);
-    from_run(s, *o, o == &sech ? 40 : 5);
+  for (const auto& [o, steps] : tolerance_surfaces()) {
+    SurfaceCase s(o, MPI_COMM_SELF);
+    from_run(s, o, steps);
     for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7})
       for (int p : {2, 4, 6, 8, 10, 12, 14, 16}) {
         const double e = tree_error(s, theta, p, false);
-        printf("%s theta %.2f p %d err %.3e\n", o->initial_condition.c_str(), theta, p, e);
+        printf("%s theta %.2f p %d err %.3e\n", o.initial_condition.c_str(), theta, p, e);
       }
   }
 }
