@@ -87,6 +87,13 @@ bad_inputs = [
     (["--max-stretch", "-1"], "max-stretch"),
     (["-O", "highest"], "unknown order"),
     (["-S", "fmm"], "unknown solver"),
+    (["-O", "high", "-S", "tree"], "-S tree runs on one rank only"),
+    (["-O", "high", "-S", "tree", "--tree-theta", "1.5"], "--tree-theta"),
+    (["-O", "high", "-S", "tree", "--tree-degree", "99"], "--tree-degree"),
+    (["-O", "high", "-S", "tree", "--tree-leaf", "0"], "--tree-leaf"),
+    (["--br-tolerance", "0"], "--br-tolerance"),
+    (["-O", "high", "--br-check", "-1"], "--br-check"),
+    (["-O", "high", "--br-check", "100000000"], "--br-check"),
     (["-b", "open"], "unknown boundary"),
     (["--profile", "legacy"], "unknown --profile"),
     (["-I", "square"], "unknown initial condition"),
@@ -140,6 +147,7 @@ bad_inputs = [
     (["--skeleton", "--write-state", state], "--write-state cannot be used with it"),
     (["--dry-run", "--np", "4"], "plans in one process"),
     (["--np", "4"], "add --dry-run"),
+    (["-O", "high", "--skeleton", "--br-check", "4"], "--br-check cannot be used with it"),
 ]
 
 for opts, expect in bad_inputs:
@@ -288,6 +296,25 @@ if p is not None and p.returncode == 0:
     check("cutoff load series", len(lb["per_step"]["pairs"]["max"]) == 2 and lb["run_mean"]["pairs"]["min"] > 0, "")
     check("cutoff config", doc["config"]["br"]["cutoff"]["spatial_partition"] == "balanced", "")
     check("cutoff summary", "Load balance" in p.stdout and "pairs within the cutoff" in p.stdout, p.stdout[-600:])
+for f in os.listdir(tmp):
+    os.remove(os.path.join(tmp, f))
+
+# A small tree-solver run (one rank) with --br-check: its timer regions, the check per step,
+# the interaction counts.
+p = run(["-O", "high", "-S", "tree", "-n", "24", "-t", "2", "--tree-leaf", "16", "--br-check", "40",
+         "--results", results], ranks=1)
+check("tree run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    regions = doc["timers"]["regions"]
+    for r in ["br.tree.build", "br.tree.upward", "br.tree.compute", "br.tree.compute.near", "br.tree.compute.far",
+              "br.check"]:
+        check(f"tree timer {r}", r in regions, str(sorted(regions)))
+    bc = doc.get("br_check", {})
+    check("tree br_check", bc.get("samples") == 40 and len(bc.get("steps", [])) == 2
+          and all(s["calls"] == 3 and 0 < s["rms_rel"] < 1e-5 for s in bc["steps"]), str(bc))
+    check("tree counts", doc["performance"]["br_tree"]["direct_pairs_per_call"] > 0, str(doc["performance"]))
+    check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

@@ -57,7 +57,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--metric-power", o.metric_power, "p in u_n = -R.w/(2 det(h)^p) (default: 0.5 consistent, 1 beatnik)")->group(Y);
 
   const char* R = "Birkhoff-Rott solver (medium and high order)";
-  app.add_option("-S,--solver", o.solver, "exact or cutoff")->group(R);
+  app.add_option("-S,--solver", o.solver, "exact, cutoff or tree")->group(R);
   app.add_option("-c,--cutoff", o.cutoff, "Cutoff radius of the cutoff solver")->group(R);
   app.add_option("--br-images", o.br_images, "Periodic images K: (2K+1)^2 images centred on the nearest one (consistent profile; beatnik uses the fixed 3x3 block)")->group(R);
   std::string ring_help = "Ring pass of the exact solver (default overlap):\n" + comm::ring::strategy_help();
@@ -65,6 +65,11 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--br-strategy", o.br_strategy, ring_help)->group(R);
   app.add_option("--spatial-partition", o.spatial_partition, "Cutoff solver's spatial cells: uniform (equal boxes) or balanced (cuts at the particles' quantiles, recomputed every call)")->group(R);
   app.add_option("--migrate-strategy", o.migrate_strategy, "How the cutoff solver's particles, ghosts and velocities travel: " + comm::migrate::strategy_names())->group(R);
+  app.add_option("--br-tolerance", o.br_tolerance, "Tree solver: relative 2-norm error of the BR velocity it aims at (default 1e-6; picks theta and degree, docs/tree.md)")->group(R);
+  app.add_option("--tree-theta", o.tree_theta, "Tree solver: opening parameter theta (overrides --br-tolerance; 0: every pair directly)")->group(R);
+  app.add_option("--tree-degree", o.tree_degree, "Tree solver: interpolation degree (overrides --br-tolerance)")->group(R);
+  app.add_option("--tree-leaf", o.tree_leaf, "Tree solver: sources per leaf cluster (default 64)")->group(R);
+  app.add_option("--br-check", o.br_check, "Exact BR sum at K sampled nodes after every BR call; the error per step goes to the summary and results (any BR solver)")->group(R);
   app.add_option("--load-snapshot", o.load_snapshot, "Cutoff solver: steps whose full per-rank load the results file keeps (e.g. 80,340)")->delimiter(',')->group(R);
 
   const char* S = "Time stepping";

@@ -40,6 +40,11 @@ struct Options {
   std::string br_strategy = "overlap";
   std::string spatial_partition = "uniform";
   std::string migrate_strategy = "alltoallv";
+  double br_tolerance = 1e-6;
+  std::optional<double> tree_theta;
+  std::optional<int> tree_degree;
+  std::optional<int> tree_leaf;
+  long br_check = 0;
   std::vector<long> load_snapshot;
   // Time stepping
   std::optional<long> steps;

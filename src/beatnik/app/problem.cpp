@@ -12,6 +12,7 @@
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/exec/memory.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -92,6 +93,29 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
   return o.br_strategy;
 }
 
+// -S tree: θ and degree from --br-tolerance's table unless given; one rank on the host for now.
+void configure_tree(const Options& o, int ranks, RunConfig& c) {
+  auto& b = c.model.br;
+  require(std::isfinite(o.br_tolerance) && o.br_tolerance > 0 && o.br_tolerance < 1,
+          "--br-tolerance must lie between 0 and 1");
+  const model::TreeParameters t = model::tree_parameters(o.br_tolerance);
+  b.tree_theta = o.tree_theta ? *o.tree_theta : t.theta;
+  b.tree_degree = o.tree_degree ? *o.tree_degree : t.degree;
+  b.tree_leaf = o.tree_leaf ? *o.tree_leaf : 64;
+  require(std::isfinite(b.tree_theta) && b.tree_theta >= 0 && b.tree_theta < 1, "--tree-theta must lie in [0, 1)");
+  require(b.tree_degree >= 0 && b.tree_degree <= model::kTreeMaxDegree,
+          "--tree-degree must lie in 0.." + std::to_string(model::kTreeMaxDegree));
+  require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
+  b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;
+  if (o.solver == "tree" && !b.tree_solver)
+    c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");
+  if (!b.tree_solver) return;
+  if (c.space == exec::Space::Device) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
+  if (ranks > 1)
+    throw NotAvailable("-S tree runs on one rank only for now: the locally essential tree exchange is not "
+                       "available yet (run with 1 rank, or -S exact / cutoff)");
+}
+
 }  // namespace
 
 RunConfig make_run_config(const Options& o, int ranks) {
@@ -109,8 +133,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   else if (o.order == "medium") c.model.order = model::Order::Medium;
   else if (o.order == "high") c.model.order = model::Order::High;
   else throw InputError("unknown order '" + o.order + "' (-O low, medium or high)");
-  require(o.solver == "exact" || o.solver == "cutoff",
-          "unknown solver '" + o.solver + "' (-S exact or cutoff)");
+  require(o.solver == "exact" || o.solver == "cutoff" || o.solver == "tree",
+          "unknown solver '" + o.solver + "' (-S exact, cutoff or tree)");
   require(mesh::parse_spatial_partition(o.spatial_partition, c.model.br.partition),
           "unknown --spatial-partition '" + o.spatial_partition + "' (uniform or balanced)");
   try {
@@ -263,6 +287,15 @@ RunConfig make_run_config(const Options& o, int ranks) {
     if (o.br_images != 1) c.warnings.push_back("--br-images applies to the exact solver; -S cutoff sums every image within c");
   } else if (o.solver == "cutoff") {
     c.warnings.push_back("-S cutoff is ignored at low order (no Birkhoff-Rott solve; as the reference)");
+  }
+  configure_tree(o, ranks, c);
+  require(o.br_check >= 0 && o.br_check <= long(c.geometry.nodes[0]) * c.geometry.nodes[1],
+          "--br-check takes 0 (off) up to the number of mesh nodes");
+  if (o.br_check > 0 && c.model.order != model::Order::Low) {
+    if (c.space == exec::Space::Device) throw NotAvailable("--br-check is not available yet on the device (-x cuda)");
+    c.model.br.check_samples = o.br_check;
+  } else if (o.br_check > 0) {
+    c.warnings.push_back("--br-check is ignored at low order (no Birkhoff-Rott solve)");
   }
   if (c.profile == Profile::Beatnik) {
     require(o.br_images == 1 || c.model.br.cutoff_solver, "--br-images applies to the consistent profile; --profile beatnik sums the "

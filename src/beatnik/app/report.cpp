@@ -9,6 +9,7 @@
 #include <map>
 
 #include "beatnik/app/cases.hpp"
+#include "beatnik/app/br_check_report.hpp"
 #include "beatnik/app/load_report.hpp"
 #include "beatnik/app/placement_report.hpp"
 #include "beatnik/app/provenance.hpp"
@@ -17,6 +18,7 @@
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::app {
 namespace {
@@ -311,6 +313,16 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   }
   perf["max_rss_bytes_max_rank"] = rss;
   perf["rss_bytes_per_node_max_rank"] = rss_per_node;
+  if (const auto* tree = dynamic_cast<const model::TreeBRSolver*>(sim.model().br_solver())) {
+    // Tree BR (one rank): interactions per BR call, directly and through cluster proxies.
+    const auto& t = tree->totals();
+    const double calls = t.calls > 0 ? double(t.calls) : 1.0;
+    perf["br_tree"] = {{"calls", t.calls},
+                       {"direct_pairs_per_call", t.direct_pairs / calls},
+                       {"cluster_terms_per_call", t.cluster_terms / calls},
+                       {"proxy_pairs_per_call", t.proxy_pairs / calls}};
+  }
+  if (!sim.br_check_series().empty()) doc["br_check"] = br_check_json(sim.br_check_series());
   json load = load_balance_json(sim);
   if (sim.config().model.br.cutoff_solver && sim.config().model.order != model::Order::Low) {
     // Cutoff BR: the pairs within the cutoff that the kernels evaluated, all ranks, per step.
@@ -319,7 +331,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_DOUBLE, MPI_SUM, c);
     perf["br_pairs_per_step"] = pairs / steps;
     perf["br_pairs_per_second"] = outcome.wall_seconds > 0 ? pairs / outcome.wall_seconds : 0.0;
-  } else if (sim.config().model.order != model::Order::Low) {
+  } else if (sim.config().model.order != model::Order::Low && !sim.config().model.br.tree_solver) {
     // Exact BR: every node with every node and image, 3 evaluations per step (RK3).
     const auto& g = sim.config().geometry;
     const int k = sim.config().model.br.images;
@@ -369,7 +381,11 @@ void print_banner(const Simulation& sim) {
              c.model.epsilon, c.model.metric_power);
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
-    if (b.cutoff_solver)
+    if (b.tree_solver)
+      fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}\n", b.tree_theta, b.tree_degree,
+                 b.tree_leaf, b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
+                                        : std::string("fixed 3x3 images"));
+    else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
                  "partition on {} x {}, migration {}\n",
                  b.cutoff, b.float32_test ? "float32" : "double", b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
@@ -467,6 +483,11 @@ void print_summary(const json& doc) {
       fmt::print("  ring pass             {:.1f}% of the transfer time hidden behind computation (median rank)\n",
                  100.0 * hidden / (hidden + exposed));
   }
+  if (perf.contains("br_tree"))
+    fmt::print("  Birkhoff-Rott tree    {:.4e} direct pairs, {:.4e} target-proxy pairs ({:.4e} cluster terms) per BR call\n",
+               perf["br_tree"]["direct_pairs_per_call"].get<double>(), perf["br_tree"]["proxy_pairs_per_call"].get<double>(),
+               perf["br_tree"]["cluster_terms_per_call"].get<double>());
+  if (doc.contains("br_check")) print_br_check_summary(doc["br_check"]);
   if (doc.contains("load_balance")) print_load_summary(doc["load_balance"]);
   fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),
              ck["min_z3"].get<double>(), ck["max_abs_w1"].get<double>());

@@ -131,6 +131,8 @@ void Simulation::step() {
     }
     load_series_.push_back(s);
   }
+  if (model::BRCheck* check = model_->br_check())
+    br_check_series_.push_back(reduce_br_check(check->take(), step_, mesh_->grid().comm()));
   long long bad = model_->first_bad_node();
   {
     Timers::Scope t(&timers_, "check");

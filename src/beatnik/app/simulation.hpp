@@ -19,6 +19,7 @@
 #include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/app/br_check_report.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/diagnostics.hpp"
 #include "beatnik/model/time_integrator.hpp"
@@ -65,6 +66,8 @@ class Simulation {
   // Cutoff BR solver: this rank's load per step (particles and ghosts of the step's first call,
   // pairs and bytes summed over its calls); empty with another solver.
   const std::vector<model::CutoffLoad>& load_series() const { return load_series_; }
+  // --br-check: the measured BR error of every step (warm-up steps included); empty without.
+  const std::vector<BRCheckStep>& br_check_series() const { return br_check_series_; }
   // Restart (io/): the step this run started from, the steps it took, the last derivative
   // (velocity = components 0..2), and replacing the state by owned-node host data (node-major,
   // 3 positions and 2 vorticity values per node) at `step`. Collective (refreshes the ghosts).
@@ -109,6 +112,7 @@ class Simulation {
   std::unique_ptr<TraceRecorder> trace_;
   std::unique_ptr<comm::MessageTrace> message_trace_;
   double trace_origin_ = 0;
+  std::vector<BRCheckStep> br_check_series_;
 };
 
 }  // namespace beatnik::app

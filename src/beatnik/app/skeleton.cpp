@@ -45,10 +45,13 @@ void configure_skeleton(const Options& o, RunConfig& c) {
                     : o.checkpoint_every > 0    ? "--checkpoint-every"
                     : o.input                   ? "-i/--input"
                     : !o.load_snapshot.empty()  ? "--load-snapshot"
+                    : o.br_check > 0            ? "--br-check"
                                                 : nullptr;
   if (bad)
     throw InputError(std::string("--skeleton runs no physics (its fields hold NaN): ") + bad +
                      " cannot be used with it");
+  // The tree's structure depends on the positions, and it has no compute switch yet.
+  if (o.solver == "tree") throw NotAvailable("--skeleton with -S tree: not available yet (use -S exact or cutoff)");
 }
 
 std::string skeleton_compute_name(const RunConfig& c) {

@@ -27,6 +27,14 @@ struct BRBlockArgs {
 inline constexpr int kBRMaxSplits = 32;
 
 void br_block_host(const BRBlockArgs& a);
+
+// The host's inner loop, shared by the exact and tree solvers: one target (tx, ty, tz) against
+// sources [k0, k1) of the SoA arrays (xs, ys, zs, qx, qy, qz), each source moved by
+// image_centre(t − s, L, h) (per dimension, L = period, h = centring half; h = 0: no centring)
+// plus (ox, oy); the sums are added to u[0..2], by the kernel cpuid chose (br_host_kernel.hpp).
+void br_tile_host(double tx, double ty, double tz, const double* xs, const double* ys, const double* zs,
+                  const double* qx, const double* qy, const double* qz, long k0, long k1, double ox, double oy,
+                  double L0, double h0, double L1, double h1, double eps, double* u);
 // Queues the block on the device (asynchronous); throws NotAvailable without the CUDA build.
 void br_block_device(const BRBlockArgs& a);
 

@@ -187,6 +187,15 @@ BRHostKernel br_host_kernel_default() {
   return k;
 }
 
+// One target, one image (the tree solver's near and far sums): the run's default kernel.
+void br_tile_host(double tx, double ty, double tz, const double* xs, const double* ys, const double* zs,
+                  const double* qx, const double* qy, const double* qz, long k0, long k1, double ox, double oy,
+                  double L0, double h0, double L1, double h1, double eps, double* u) {
+  static const detail::BRTileFn tile = tile_of(br_host_kernel_default());
+  const detail::BRTileSources s{xs, ys, zs, qx, qy, qz, 1, 1, &ox, &oy, L0, h0, L1, h1, eps};
+  tile(s, tx, ty, tz, k0, k1, u);
+}
+
 void br_block_host(const BRBlockArgs& a) { br_block_host(a, br_host_kernel_default()); }
 
 void br_block_host(const BRBlockArgs& a, BRHostKernel kernel) {

@@ -25,6 +25,13 @@ struct BRSettings {
   bool float32_test = false;  // the reference's single-precision test (beatnik profile)
   mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform;
   std::string migrate_strategy = "alltoallv";
+  // Treecode (-S tree; docs/tree.md): opening parameter θ, interpolation degree, leaf size.
+  bool tree_solver = false;
+  double tree_theta = 0.6;
+  int tree_degree = 8;
+  int tree_leaf = 64;
+  // --br-check K: the exact sum at K sampled nodes after every BR call (0: off).
+  long check_samples = 0;
 
   BRWeights weights(const mesh::Geometry& g) const {
     BRWeights w;

@@ -6,6 +6,7 @@
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::model {
 
@@ -33,10 +34,13 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
     const GhostedLayout owned{mesh.layout().ni, mesh.layout().nj, 0};
     omega_ = mesh::Field(space, owned, 3);
     br_u_ = mesh::Field(space, owned, 3);
-    if (params.br.cutoff_solver)
+    if (params.br.tree_solver)  // refused with --skeleton (app/skeleton.cpp): no gate
+      br_ = std::make_unique<TreeBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+    else if (params.br.cutoff_solver)
       br_ = std::make_unique<CutoffBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
     else
       br_ = std::make_unique<ExactBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
+    if (params.br.check_samples > 0) check_ = std::make_unique<BRCheck>(mesh, params.br, params.epsilon, timers);
   }
   reset_health();
 }
@@ -197,6 +201,7 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
 void ZModel::birkhoff_rott(const mesh::Field& state, bool omega_interior_done) {
   omega(state, omega_interior_done ? exec::Part::Border : exec::Part::All);
   br_->velocity(state, omega_, br_u_);
+  if (check_) check_->run(state, omega_, br_u_);
 }
 
 void ZModel::omega(const mesh::Field& state, exec::Part part) {

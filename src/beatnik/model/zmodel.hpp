@@ -10,6 +10,7 @@
 #include "beatnik/comm/halo_exchange.hpp"
 #include "beatnik/exec/interior_split.hpp"
 #include "beatnik/mesh/boundary.hpp"
+#include "beatnik/model/br_check.hpp"
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/operators.hpp"
 #include "beatnik/model/parameters.hpp"
@@ -44,6 +45,8 @@ class ZModel {
   BRSolver* br_solver() const { return br_.get(); }
   // Skeleton mode's switch (null: always compute).
   const ComputeGate* gate() const { return gate_; }
+  BRCheck* br_check() const { return check_.get(); }  // null without --br-check
+  const mesh::Field& omega_field() const { return omega_; }  // the last BR call's ω (medium, high)
   size_t buffer_bytes() const;
 
   // ω from the gathered state (its border only when the interior was done while the halo
@@ -62,7 +65,8 @@ class ZModel {
   comm::HaloExchange halo_state_, halo_v_;
   mesh::Boundary boundary_;
   std::unique_ptr<RieszTransform> riesz_;  // low, medium
-  std::unique_ptr<BRSolver> br_;           // medium, high: exact or cutoff
+  std::unique_ptr<BRSolver> br_;           // medium, high: exact, cutoff or tree
+  std::unique_ptr<BRCheck> check_;         // --br-check
   mesh::Field omega_;  // ω = w2·Dx z − w1·Dy z on owned nodes (BR source)
   mesh::Field br_u_;   // BR velocity on owned nodes
   mesh::Field v_;      // V, with ghosts (its derivatives are taken)
