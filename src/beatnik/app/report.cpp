@@ -146,6 +146,7 @@ json config_json(const Simulation& sim) {
   j["halo_overlap"] = c.model.halo_overlap;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
+  j["ranks_grid_choice"] = c.grid_choice.empty() ? nlohmann::json() : nlohmann::json(c.grid_choice);
   j["warnings"] = c.warnings;
   return j;
 }
@@ -372,6 +373,7 @@ void print_banner(const Simulation& sim) {
   const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
   fmt::print("  fft         {} ({})\n", c.fft.describe(),
              overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
+  if (!c.grid_choice.empty()) fmt::print("  grid auto   {}\n", c.grid_choice);
   fmt::print("  halo        {}{}\n",
              sim.transport().uses_nccl() ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
                                          : "strategy " + c.model.halo_strategy,

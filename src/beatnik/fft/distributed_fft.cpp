@@ -6,13 +6,6 @@
 #include "beatnik/mesh/decomposition.hpp"
 
 namespace beatnik::fft {
-namespace {
-
-// Lines along x (all i) for a range of j, or along y (all j) for a range of i.
-Box2 x_lines(int nx, int j0, int j1) { return Box2{{0, j0}, {nx, j1}}; }
-Box2 y_lines(int ny, int i0, int i1) { return Box2{{i0, 0}, {i1, ny}}; }
-
-}  // namespace
 
 DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
                                std::array<int, 2> global, std::array<int, 2> procs,
@@ -26,67 +19,33 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
       ctx_(ctx),
       stats_(stats),
       transport_(transport) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(grid_comm, &rank);
-  MPI_Comm_size(grid_comm, &size);
-  const int nx = global[0], ny = global[1];
   const Box2 mine = blocks[rank];
+  plan_ = make_fft_plan(global, procs, blocks, options, rank);
 
-  // Work-array layouts: with reorder each line is contiguous; without, the block's j-fastest
-  // order is kept and the x transforms are strided.
-  auto xl_layout = [&](const Box2& b) { return options.reorder ? i_fastest(b) : j_fastest(b); };
-  auto x_shape = [&](const Box2& b) {
-    const int lines = b.extent(1);
-    return options.reorder ? BatchShape{nx, lines, 1, nx} : BatchShape{nx, lines, lines, 1};
-  };
-  auto y_shape = [&](const Box2& b) { return BatchShape{ny, b.extent(0), 1, ny}; };
-
-  if (options.intermediate == Intermediate::Slab) {
-    const auto js = mesh::split_offsets(ny, size), is = mesh::split_offsets(nx, size);
-    std::vector<Box2> xs, ys;
-    for (int r = 0; r < size; ++r) {
-      xs.push_back(x_lines(nx, js[r], js[r + 1]));
-      ys.push_back(y_lines(ny, is[r], is[r + 1]));
-    }
-    add_reshape(grid_comm, blocks, xs, ArrayLayout2{}, xl_layout(xs[rank]));
-    add_fft(x_shape(xs[rank]));
-    add_reshape(grid_comm, xs, ys, xl_layout(xs[rank]), j_fastest(ys[rank]));
-    add_fft(y_shape(ys[rank]));
-    spectral_ = j_fastest(ys[rank]);
-    if (options.spectrum_in_input_layout) {
-      add_reshape(grid_comm, ys, blocks, j_fastest(ys[rank]), j_fastest(mine));
-      spectral_ = j_fastest(mine);
-    }
-  } else {
+  MPI_Comm col = MPI_COMM_NULL, row = MPI_COMM_NULL;
+  if (options.intermediate == Intermediate::Pencil) {
     // Column group: the Px ranks sharing this rank's j-range; row group: the Py sharing i.
     const int a = rank / procs[1], b = rank % procs[1];
-    MPI_Comm col, row;
     comm::check_mpi(MPI_Comm_split(grid_comm, b, a, &col), "MPI_Comm_split");
     comm::check_mpi(MPI_Comm_split(grid_comm, a, b, &row), "MPI_Comm_split");
     owned_comms_ = {col, row};
-    std::vector<Box2> col_blocks, col_lines, row_blocks, row_lines;
-    const auto jsplit = mesh::split_offsets(mine.extent(1), procs[0]);
-    const auto isplit = mesh::split_offsets(mine.extent(0), procs[1]);
-    for (int k = 0; k < procs[0]; ++k) {
-      col_blocks.push_back(blocks[k * procs[1] + b]);
-      col_lines.push_back(x_lines(nx, mine.lo[1] + jsplit[k], mine.lo[1] + jsplit[k + 1]));
-    }
-    for (int k = 0; k < procs[1]; ++k) {
-      row_blocks.push_back(blocks[a * procs[1] + k]);
-      row_lines.push_back(y_lines(ny, mine.lo[0] + isplit[k], mine.lo[0] + isplit[k + 1]));
-    }
-    const Box2 xl = col_lines[a], yl = row_lines[b];
-    add_reshape(col, col_blocks, col_lines, ArrayLayout2{}, xl_layout(xl));
-    add_fft(x_shape(xl));
-    add_reshape(col, col_lines, col_blocks, xl_layout(xl), j_fastest(mine));
-    add_reshape(row, row_blocks, row_lines, j_fastest(mine), j_fastest(yl));
-    add_fft(y_shape(yl));
-    spectral_ = j_fastest(yl);
-    if (options.spectrum_in_input_layout) {
-      add_reshape(row, row_lines, row_blocks, j_fastest(yl), j_fastest(mine));
-      spectral_ = j_fastest(mine);
-    }
   }
+  for (const PlanStep& ps : plan_.steps) {
+    if (ps.is_fft) {
+      add_fft(ps.shape);
+      continue;
+    }
+    if (ps.local) {  // nothing leaves this rank: a redistributor of one
+      add_reshape(MPI_COMM_SELF, {ps.from[plan_group_index(ps.group, procs, rank)]},
+                  {ps.to[plan_group_index(ps.group, procs, rank)]}, ps.from_layout, ps.to_layout);
+      continue;
+    }
+    const MPI_Comm c = ps.group == PlanGroup::All ? grid_comm : ps.group == PlanGroup::Column ? col : row;
+    add_reshape(c, ps.from, ps.to, ps.from_layout, ps.to_layout);
+  }
+  spectral_ = plan_.spectral;
 
   // Buffers: the work array holds any layout this rank passes through; the message buffers
   // the largest reshape.
@@ -110,12 +69,6 @@ DistributedFFT::~DistributedFFT() {
 void DistributedFFT::add_reshape(MPI_Comm comm, const std::vector<Box2>& from,
                                  const std::vector<Box2>& to, const ArrayLayout2& from_layout,
                                  const ArrayLayout2& to_layout) {
-  // A reshape that moves nothing between ranks and keeps the memory layout is a no-op: skip it
-  // (e.g. pencil steps inside a process row or column of one rank). The first reshape is
-  // always kept: it builds the complex input from the caller's data.
-  const bool same_layout = from_layout.box == to_layout.box && from_layout.si == to_layout.si &&
-                           from_layout.sj == to_layout.sj && from_layout.offset == to_layout.offset;
-  if (!steps_.empty() && same_layout && from == to) return;
   Step s;
   s.reshape = static_cast<int>(reshapes_.size());
   s.from = from_layout;
@@ -141,10 +94,10 @@ bool same_layout(const ArrayLayout2& a, const ArrayLayout2& b) {
 }
 }  // namespace
 
-void DistributedFFT::count_local(const Step& s) const {
+void DistributedFFT::count_local(const Step& s, long elem_bytes) const {
   if (!stats_) return;
   stats_->add_call("fft");
-  stats_->add_message("fft", 0, s.to.box.count() * long(sizeof(cplx)));
+  stats_->add_message("fft", 0, s.to.box.count() * elem_bytes);
 }
 
 void DistributedFFT::work_to_work(const Step& s, bool reverse) {
