@@ -52,7 +52,10 @@ GridChoice choose_grid(std::array<int, 2> nodes, int ranks, const fft::FftOption
   g.reason = fmt::format("{}: {} B per Riesz transform over all ranks ({} exchange(s) per FFT)", name(best),
                          best.cost.total, best.cost.exchanges);
   if (cands.size() > 1) {
-    const Candidate& next = cands[1];
+    // The runner-up: the best on another grid (what the grid choice was against), else the
+    // other intermediate on this grid.
+    auto other = std::find_if(cands.begin() + 1, cands.end(), [&](const Candidate& c) { return c.procs != best.procs; });
+    const Candidate& next = other != cands.end() ? *other : cands[1];
     g.runner_up_bytes = next.cost.total;
     g.reason += fmt::format("; runner-up {}: {} B ({} exchange(s))", name(next), next.cost.total,
                             next.cost.exchanges);

@@ -13,7 +13,7 @@ struct GridChoice {
   std::array<int, 2> procs{1, 1};
   fft::Intermediate intermediate = fft::Intermediate::Slab;
   long bytes = 0;          // one Riesz transform (forward + inverse), all ranks, to other ranks
-  long runner_up_bytes = -1;  // the next candidate's (-1: there was only one)
+  long runner_up_bytes = -1;  // the best other grid's (else the other intermediate's; -1: none)
   std::string reason;      // one line for the banner and the results file
 };
 
