@@ -103,26 +103,43 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
     std::map<std::pair<size_t, int>, long> pads;  // (step, first member): the communicator's pad
     comm::SegmentTable t;
     for (int g = 0; g < ranks; ++g) {
-      const fft::FftPlan plan = fft::plan_fft(geo.nodes, procs, blocks, c.fft, g);
+      const fft::FftPlan plan = fft::make_fft_plan(geo.nodes, procs, blocks, c.fft, g);
       for (size_t k = 0; k < plan.steps.size(); ++k) {
         const fft::PlanStep& s = plan.steps[k];
         if (s.is_fft) continue;
-        const std::vector<int> members = fft::plan_group_members(s.group, procs, g);
-        const int me = static_cast<int>(std::find(members.begin(), members.end(), g) - members.begin());
+        // A local step runs on this rank alone (a communicator of one); the others on the
+        // step's group, in group order.
+        const int idx = fft::plan_group_index(s.group, procs, g);
+        std::vector<int> members;
+        std::vector<Box2> from, to;
+        if (s.local) {
+          members = {g};
+          from = {s.from[idx]};
+          to = {s.to[idx]};
+        } else {
+          for (int q = 0; q < static_cast<int>(s.from.size()); ++q)
+            members.push_back(fft::plan_group_member(s.group, procs, g, q));
+          from = s.from;
+          to = s.to;
+        }
+        const int me = s.local ? 0 : idx;
         const int size = static_cast<int>(members.size());
         const bool padded = alltoall && size > 1;
         long pad = 0;
         if (padded) {
           auto [it, fresh] = pads.try_emplace({k, members[0]}, 0);
-          if (fresh) it->second = comm::plan_pad(s.from, s.to);
+          if (fresh) it->second = comm::plan_pad(from, to);
           pad = it->second;
         }
         for (const bool reverse : {false, true}) {
-          if (reverse) comm::plan_side(t, s.to[me], s.from);
-          else comm::plan_side(t, s.from[me], s.to);
+          if (reverse) comm::plan_side(t, to[me], from);
+          else comm::plan_side(t, from[me], to);
           const auto msgs = comm::planned_messages(t, padded, pad, size);
+          // The inverse's last reshape (the first step, run backwards) carries the real result
+          // only (DistributedFFT::inverse_real, the Riesz transform's).
+          const long elem = reverse && k == 0 ? long(sizeof(double)) : long(sizeof(cplx));
           for (int d = 0; d < kDerivativesPerStep; ++d) {
-            for (const auto& [peer, count] : msgs) p.message("fft", g, members[peer], count * long(sizeof(cplx)));
+            for (const auto& [peer, count] : msgs) p.message("fft", g, members[peer], count * elem);
             p.call("fft", g);
           }
         }

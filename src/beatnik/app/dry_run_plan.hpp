@@ -1,7 +1,7 @@
 #pragma once
 // The dry run's planning (--dry-run; docs/skeleton-and-dry-run.md): every pattern's messages of
 // one step for P ranks, computed in one process from the same planning code the patterns use
-// (comm::grid_neighbors + comm::plan_halo, fft::plan_fft + comm::plan_side / plan_pad /
+// (comm::grid_neighbors + comm::plan_halo, fft::make_fft_plan + comm::plan_side / plan_pad /
 // planned_messages, comm::plan_ring), with the placement's rank map and --ranks-per-node's
 // nodes. Nothing of size of the mesh is allocated: only boxes and message lists.
 #include <map>

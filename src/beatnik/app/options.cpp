@@ -37,7 +37,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("-B,--bounding-box", o.box, "Box half-width B: the surface spans [-B, B]^2")->group(M);
   app.add_option("-b,--boundary", o.boundary, "Boundary: periodic or free")->group(M);
   app.add_option("-w,--weak-scale", o.weak_scale, "Weak-scaling factor W: n and B grow by sqrt(W)")->group(M);
-  app.add_option("--ranks-grid", o.ranks_grid, "Process grid PxQ (default: MPI_Dims_create)")->group(M);
+  app.add_option("--ranks-grid", o.ranks_grid, "Process grid PxQ, or auto: the grid (and FFT intermediate) that moves the fewest FFT bytes (default: MPI_Dims_create)")->group(M);
   app.add_option("--placement", o.placement,
                  "Which rank takes which grid cell: linear (MPI's order), cart (MPI_Cart_create's reorder), "
                  "node-blocks (each node a compact block), random (seeded), file:PATH (lines 'rank i j')")

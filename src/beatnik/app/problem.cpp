@@ -7,6 +7,7 @@
 
 #include "beatnik/app/tilt.hpp"
 #include "beatnik/app/skeleton.hpp"
+#include "beatnik/app/grid_choice.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
@@ -241,7 +242,12 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.geometry = make_geometry(c.profile, periodic, c.nodes, c.half_width);
 
   // Process grid
-  if (!o.ranks_grid.empty()) {
+  if (o.ranks_grid == "auto") {
+    const GridChoice g = choose_grid(c.geometry.nodes, ranks, c.fft, !o.fft_intermediate);
+    c.procs = g.procs;
+    c.fft.intermediate = g.intermediate;
+    c.grid_choice = g.reason;
+  } else if (!o.ranks_grid.empty()) {
     c.procs = parse_grid(o.ranks_grid, ranks);
   } else {
     int dims[2] = {0, 0};

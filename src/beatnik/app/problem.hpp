@@ -26,6 +26,7 @@ struct RunConfig {
   double half_width = 0;  // B after weak scaling
   mesh::Geometry geometry;
   std::array<int, 2> procs{1, 1};
+  std::string grid_choice;  // --ranks-grid auto: what it chose and why (empty otherwise)
   comm::placement::Options placement;  // the file's map already read and checked
   int ranks_per_node = 0;              // 0: the machine's nodes
   model::ModelParameters model;

@@ -159,6 +159,7 @@ json config_json(const Simulation& sim) {
   if (c.space == exec::Space::Device) j["ranks_per_gpu"] = c.ranks_per_gpu;
   j["fft"] = c.fft.describe();
   j["heffte_configuration"] = o.heffte;
+  j["ranks_grid_choice"] = c.grid_choice.empty() ? nlohmann::json() : nlohmann::json(c.grid_choice);
   j["warnings"] = c.warnings;
   return j;
 }
@@ -408,7 +409,9 @@ void print_banner(const Simulation& sim) {
   const Options& o = c.options;
   const bool overridden = o.fft_exchange || o.fft_intermediate || o.fft_reorder || o.fft_spectrum;
   fmt::print("  fft         {} ({})\n", c.fft.describe(),
-             overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte) : fmt::format("-H {}", o.heffte));
+             overridden ? fmt::format("-H {} with --fft-* overrides", o.heffte)
+                        : fmt::format("-H {}{}", o.heffte, c.grid_choice.empty() ? "" : ", intermediate from --ranks-grid auto"));
+  if (!c.grid_choice.empty()) fmt::print("  grid auto   {}\n", c.grid_choice);
   fmt::print("  halo        {}{}\n",
              sim.transport().uses_nccl() ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
                                          : "strategy " + c.model.halo_strategy,

@@ -24,25 +24,30 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
   int rank = 0;
   MPI_Comm_rank(grid_comm, &rank);
   const Box2 mine = blocks[rank];
-  const FftPlan plan = plan_fft(global, procs, blocks, options, rank);
+  plan_ = make_fft_plan(global, procs, blocks, options, rank);
+
   MPI_Comm col = MPI_COMM_NULL, row = MPI_COMM_NULL;
   if (options.intermediate == Intermediate::Pencil) {
-    // Column group: the Px ranks sharing this rank's j-range; row group: the Py sharing i
-    // (plan_group_members' order: the split keys).
+    // Column group: the Px ranks sharing this rank's j-range; row group: the Py sharing i.
     const int a = rank / procs[1], b = rank % procs[1];
     comm::check_mpi(MPI_Comm_split(grid_comm, b, a, &col), "MPI_Comm_split");
     comm::check_mpi(MPI_Comm_split(grid_comm, a, b, &row), "MPI_Comm_split");
     owned_comms_ = {col, row};
   }
-  for (const PlanStep& s : plan.steps) {
-    if (s.is_fft) {
-      add_fft(s.shape);
+  for (const PlanStep& ps : plan_.steps) {
+    if (ps.is_fft) {
+      add_fft(ps.shape);
       continue;
     }
-    const MPI_Comm c = s.group == PlanGroup::Grid ? grid_comm : s.group == PlanGroup::Column ? col : row;
-    add_reshape(c, s.from, s.to, s.from_layout, s.to_layout);
+    if (ps.local) {  // nothing leaves this rank: a redistributor of one
+      add_reshape(MPI_COMM_SELF, {ps.from[plan_group_index(ps.group, procs, rank)]},
+                  {ps.to[plan_group_index(ps.group, procs, rank)]}, ps.from_layout, ps.to_layout);
+      continue;
+    }
+    const MPI_Comm c = ps.group == PlanGroup::All ? grid_comm : ps.group == PlanGroup::Column ? col : row;
+    add_reshape(c, ps.from, ps.to, ps.from_layout, ps.to_layout);
   }
-  spectral_ = plan.spectral;
+  spectral_ = plan_.spectral;
 
   // Buffers: the work array holds any layout this rank passes through; the message buffers
   // the largest reshape.
@@ -66,7 +71,6 @@ DistributedFFT::~DistributedFFT() {
 void DistributedFFT::add_reshape(MPI_Comm comm, const std::vector<Box2>& from,
                                  const std::vector<Box2>& to, const ArrayLayout2& from_layout,
                                  const ArrayLayout2& to_layout) {
-  // (No-op reshapes were left out by plan_fft.)
   Step s;
   s.reshape = static_cast<int>(reshapes_.size());
   s.from = from_layout;
@@ -92,14 +96,14 @@ bool same_layout(const ArrayLayout2& a, const ArrayLayout2& b) {
 }
 }  // namespace
 
-void DistributedFFT::count_local(const Step& s) const {
+void DistributedFFT::count_local(const Step& s, long elem_bytes) const {
   if (!stats_) return;
   stats_->add_call("fft");
-  stats_->add_message("fft", 0, s.to.box.count() * long(sizeof(cplx)));
+  stats_->add_message("fft", 0, s.to.box.count() * elem_bytes);
   if (comm::MessageTrace* tr = stats_->trace()) {  // a local reshape: to this rank itself, at once
     const double t = wall_seconds();
-    tr->send("fft", this, MPI_COMM_SELF, 0, s.to.box.count() * long(sizeof(cplx)), t);
-    tr->recv("fft", this, MPI_COMM_SELF, 0, s.to.box.count() * long(sizeof(cplx)), t);
+    tr->send("fft", this, MPI_COMM_SELF, 0, s.to.box.count() * elem_bytes, t);
+    tr->recv("fft", this, MPI_COMM_SELF, 0, s.to.box.count() * elem_bytes, t);
     tr->complete("fft", this, t);
   }
 }

@@ -16,6 +16,7 @@
 #include "beatnik/comm/context.hpp"
 #include "beatnik/comm/redistributor.hpp"
 #include "beatnik/fft/fft_options.hpp"
+#include "beatnik/fft/fft_plan.hpp"
 #include "beatnik/fft/local_fft.hpp"
 
 namespace beatnik::fft {
@@ -37,13 +38,23 @@ class DistributedFFT {
   void forward(Pack pack);
   // Inverse transform of spectrum() (unnormalised); unpack(i, j, cplx) receives the block data.
   template <class Unpack>
-  void inverse(Unpack unpack);
+  void inverse(Unpack unpack) {
+    inverse_as<cplx>(unpack, [] BEATNIK_HOST_DEVICE(cplx v) { return v; });
+  }
+  // The same when only the real part of the result is wanted (a real field, such as R·w):
+  // unpack(i, j, double). The last reshape carries the real parts alone, half the bytes.
+  template <class Unpack>
+  void inverse_real(Unpack unpack) {
+    inverse_as<double>(unpack, [] BEATNIK_HOST_DEVICE(cplx v) { return v.re; });
+  }
 
   cplx* spectrum() const { return work_.data(); }
   // Global spectral index box of this rank and where each element sits in spectrum().
   ArrayLayout2 spectral_layout() const { return spectral_; }
   std::array<int, 2> global() const { return global_; }
   const FftOptions& options() const { return options_; }
+  // The reshapes and transforms this rank makes (fft_plan.hpp).
+  const FftPlan& plan() const { return plan_; }
   // Bytes of the work and communication buffers (memory report).
   size_t buffer_bytes() const;
   // The reshapes in forward order (the benchmark replays their exchanges alone).
@@ -63,7 +74,10 @@ class DistributedFFT {
   // may not live in private member functions).
   void work_to_work(const Step& s, bool reverse);
   // Accounting of a local reshape as the redistributor would do it (a message to self).
-  void count_local(const Step& s) const;
+  void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
+  // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
+  template <class T, class Unpack, class Take>
+  void inverse_as(Unpack unpack, Take take);
 
  private:
   void add_reshape(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
@@ -77,6 +91,7 @@ class DistributedFFT {
   std::vector<std::unique_ptr<comm::Redistributor>> reshapes_;
   std::vector<std::unique_ptr<LocalFFT>> ffts_;
   std::vector<Step> steps_;
+  FftPlan plan_;
   std::vector<MPI_Comm> owned_comms_;
   ArrayLayout2 spectral_;
   exec::Buffer<cplx> work_, send_, recv_;
@@ -116,8 +131,8 @@ void DistributedFFT::forward(Pack pack) {
   }
 }
 
-template <class Unpack>
-void DistributedFFT::inverse(Unpack unpack) {
+template <class T, class Unpack, class Take>
+void DistributedFFT::inverse_as(Unpack unpack, Take take) {
   for (size_t k = steps_.size(); k-- > 0;) {
     const Step& s = steps_[k];
     if (s.fft >= 0) {
@@ -130,15 +145,17 @@ void DistributedFFT::inverse(Unpack unpack) {
       const StridedIndex from = indexer(s.to);
       const Box2 b = s.to.box;
       exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]},
-                         [=] BEATNIK_HOST_DEVICE(int i, int j) { unpack(i, j, w[from(i, j)]); });
-      count_local(s);
+                         [=] BEATNIK_HOST_DEVICE(int i, int j) { unpack(i, j, take(w[from(i, j)])); });
+      count_local(s, sizeof(T));
     } else if (k == 0) {
       Timers::Scope t(timers_, "fft.reshape");
       const cplx* w = work_.data();
       const StridedIndex from = indexer(s.to);
+      // The message buffers hold cplx elements; T is never larger.
+      static_assert(sizeof(T) <= sizeof(cplx));
       reshapes_[s.reshape]->execute(
-          send_.data(), recv_.data(), [=] BEATNIK_HOST_DEVICE(int i, int j) { return w[from(i, j)]; },
-          unpack, true);
+          reinterpret_cast<T*>(send_.data()), reinterpret_cast<T*>(recv_.data()),
+          [=] BEATNIK_HOST_DEVICE(int i, int j) { return take(w[from(i, j)]); }, unpack, true);
     } else {
       work_to_work(s, true);
     }

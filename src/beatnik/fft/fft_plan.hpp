@@ -1,7 +1,16 @@
 #pragma once
-// The distributed FFT's schedule, pure (no MPI): which reshapes between which box layouts, on
-// which communicator, and which batched 1D transforms, in forward order. DistributedFFT builds
-// itself from it, and the dry run (app/dry_run.hpp) counts the reshapes' messages from it.
+// The sequence of reshapes and local transforms of one distributed 2D FFT, as plain data: which
+// boxes each reshape moves between (in which group of ranks), the work-array layouts on both
+// sides, and the batched 1D transform shapes. No MPI: DistributedFFT instantiates a plan for its
+// rank, and the same plan gives the bytes a candidate process grid would move (--ranks-grid auto,
+// tests), so the byte count and the code that moves the bytes cannot drift apart.
+//
+// The plan uses the caller's layout. If the blocks already hold whole lines of a dimension
+// (every block spans all j: a P×1 grid, or all i: a 1×P grid, or one rank) that dimension is
+// transformed first, in place, and the reshape that would have built those lines is not made:
+// a slab plan then needs one reshape each way instead of two, and none on one rank. The pencil
+// plan transforms first along the dimension whose group of ranks is smaller, so the exchange it
+// makes twice (there and back) is the cheaper one; in a group of one it is a local pass.
 #include <array>
 #include <vector>
 
@@ -11,29 +20,51 @@
 
 namespace beatnik::fft {
 
-// The communicator of a reshape: all grid ranks, or the pencil column (the Px ranks sharing
-// this rank's j-range, ordered by i) or row (the Py sharing its i-range, ordered by j).
-enum class PlanGroup { Grid, Column, Row };
+// The ranks a reshape exchanges among: every rank, the process-grid column of this rank (ranks
+// with the same j-range, i.e. the same grid coordinate 1), or its row (same coordinate 0).
+enum class PlanGroup { All, Column, Row };
 
 struct PlanStep {
   bool is_fft = false;
-  BatchShape shape{};                   // transform
-  PlanGroup group = PlanGroup::Grid;    // reshape: its communicator
-  std::vector<Box2> from, to;           // reshape: one box per rank of that communicator
-  ArrayLayout2 from_layout, to_layout;  // reshape: this rank's work-array layouts
+  // Reshape: boxes of the group's ranks in group order, and this rank's work-array layouts.
+  PlanGroup group = PlanGroup::All;
+  std::vector<Box2> from, to;
+  ArrayLayout2 from_layout, to_layout;  // the first step's from_layout is the caller's block
+  // No element changes rank: every rank of the group keeps its box (or the group is one rank).
+  // Done on this rank alone (a direct pass, or nothing when the layouts agree).
+  bool local = false;
+  // Transform
+  BatchShape shape;
 };
 
 struct FftPlan {
-  std::vector<PlanStep> steps;
-  ArrayLayout2 spectral;
+  std::vector<PlanStep> steps;  // forward order; the inverse runs them backwards
+  ArrayLayout2 spectral;        // where the spectrum lies in the work array
+  int first_dim = 0;            // the dimension transformed first (0: x, 1: y)
 };
 
-// Grid rank `rank`'s schedule; `blocks`: the owned box of every grid rank. Reshapes that move
-// nothing and keep the layout are left out (all but the first, which builds the input).
-FftPlan plan_fft(std::array<int, 2> global, std::array<int, 2> procs, const std::vector<Box2>& blocks,
-                 const FftOptions& options, int rank);
+// The plan of `rank` of a procs[0]×procs[1] grid whose rank r owns blocks[r] (grid coordinates
+// (r / procs[1], r % procs[1])).
+FftPlan make_fft_plan(std::array<int, 2> global, std::array<int, 2> procs, const std::vector<Box2>& blocks,
+                      const FftOptions& options, int rank);
 
-// The grid ranks of `rank`'s communicator of `group`, in that communicator's rank order.
-std::vector<int> plan_group_members(PlanGroup group, std::array<int, 2> procs, int rank);
+// Global rank of member k of `rank`'s group.
+int plan_group_member(PlanGroup g, std::array<int, 2> procs, int rank, int k);
+// Position of `rank` in its group.
+int plan_group_index(PlanGroup g, std::array<int, 2> procs, int rank);
+
+// Bytes one Riesz application (a forward transform of complex data and an inverse one whose
+// last reshape carries only the real part) sends from `rank` to other ranks, without padding.
+long plan_bytes_to_others(const FftPlan& plan, std::array<int, 2> procs, int rank);
+
+// Reshapes that cross ranks (the non-local steps) in one transform.
+int plan_exchanges(const FftPlan& plan);
+
+// One Riesz application's bytes over all ranks, and the busiest rank's, for a process grid.
+struct PlanCost {
+  long total = 0, busiest = 0;
+  int exchanges = 0;
+};
+PlanCost plan_cost(std::array<int, 2> global, std::array<int, 2> procs, const FftOptions& options);
 
 }  // namespace beatnik::fft

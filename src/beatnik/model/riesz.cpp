@@ -49,7 +49,7 @@ void RieszTransform::apply(const mesh::Field& in, int c1, int c2, const mesh::Fi
                        });
     }
   }
-  fft_->inverse([=] BEATNIK_HOST_DEVICE(int i, int j, cplx v) { r(0, i - lo0, j - lo1) = v.re; });
+  fft_->inverse_real([=] BEATNIK_HOST_DEVICE(int i, int j, double v) { r(0, i - lo0, j - lo1) = v; });
 }
 
 }  // namespace beatnik::model
