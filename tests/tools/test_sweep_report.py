@@ -444,6 +444,28 @@ args = ["-t", "2"]
           and close(doc["config"]["case"]["scale"], 0.0625) and doc["steps"]["done"] == 2, str(doc["config"].get("case")))
 
 
+# ---------------------------------------------------------------- a dry run's rank-pair matrix
+def dry_run_part(a, tmp):
+    results = os.path.join(tmp, "dry16.json")
+    code, so, se = run([a.beatnik, "--dry-run", "--np", "16", "-n", "32", "-w", "16", "--ranks-per-node", "4",
+                        "--results", results])
+    check("dry run: exit 0", code == 0, se[-300:])
+    if code != 0:
+        return
+    out = os.path.join(tmp, "dry-report")
+    code, so, se = run([a.report, results, "--out", out])
+    check("report of a dry run: exit 0", code == 0, se[-300:])
+    entries = json.load(open(results))["dry_run"]["matrix"]["entries"]
+    csv_path = os.path.join(out, "pairs-dry16.csv")
+    rows = read_csv(csv_path) if os.path.isfile(csv_path) else []
+    got = {(int(r["from_rank"]), int(r["to_rank"])): float(r["bytes"]) for r in rows}
+    want = {}
+    for s, d, b in entries:
+        want[(int(s), int(d))] = want.get((int(s), int(d)), 0.0) + float(b)
+    check("report of a dry run: the matrix CSV equals dry_run.matrix.entries", got == want and len(want) > 16,
+          f"{len(got)} vs {len(want)} pairs")
+
+
 def main():
     p = argparse.ArgumentParser()
     for opt in ("--sweep", "--report", "--beatnik", "--chromium"):
@@ -454,6 +476,7 @@ def main():
         slurm_part(a, tmp, study_out)
         report_part(a, tmp, study_out)
         case_part(a, tmp)
+        dry_run_part(a, tmp)
     check.finish()
 
 

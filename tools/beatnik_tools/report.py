@@ -29,10 +29,11 @@ def main(argv=None, defaults=None):
 def _report(args):
     runs = load_runs(args.inputs)
     done = [r for r in runs if r.completed]
-    left_out = [r for r in runs if not r.completed]
+    dry = [r for r in runs if r.doc.get("status") == "dry-run"]  # the rank-pair matrix only
+    left_out = [r for r in runs if not r.completed and r not in dry]
     for r in left_out:
         print(f"beatnik-report: {r.path}: status {r.doc.get('status')!r}, left out of the figures", file=sys.stderr)
-    if not done:
+    if not done and not dry:
         raise UsageError("none of the runs completed: nothing to draw")
     out_dir = os.path.abspath(args.out)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
@@ -41,13 +42,14 @@ def _report(args):
     # matplotlib only once the inputs are known to be good (a bad input answers at once)
     from .figures import comm_matrix, heatmap, histogram, load, phases, placement_bytes, scaling
     figures = []
-    for drawer in (scaling, heatmap, phases, load, histogram, placement_bytes, comm_matrix):
+    for drawer in (scaling, heatmap, phases, load, histogram, placement_bytes):
         figures += drawer.draw(done, out_dir)
+    figures += comm_matrix.draw(done + dry, out_dir)
     page = os.path.join(out_dir, "index.html")
     write_page(page, figures, done, left_out, args.inputs)
     for f in figures:
         print(f"{f.kind:<9} {os.path.basename(f.png)[:-4]}.{{png,svg,csv}}")
-    print(f"{len(figures)} figures from {len(done)} runs: {page}")
+    print(f"{len(figures)} figures from {len(done) + len(dry)} runs: {page}")
     return 0
 
 

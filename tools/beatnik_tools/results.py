@@ -9,6 +9,8 @@ SCHEMA = "beatnik-results"
 SUPPORTED_VERSIONS = {1}
 REQUIRED = ("status", "provenance", "config", "decomposition")
 REQUIRED_COMPLETED = ("timers", "steps", "communication", "performance")
+# A dry run (beatnik --dry-run --np P --results F) plans communication only: no config, timers.
+REQUIRED_DRY_RUN = ("status", "provenance", "decomposition", "communication", "dry_run")
 
 
 def check_results(doc):
@@ -21,7 +23,8 @@ def check_results(doc):
     if version not in SUPPORTED_VERSIONS:
         return (f"schema_version {version!r} is not one this reader knows "
                 f"({', '.join(map(str, sorted(SUPPORTED_VERSIONS)))})")
-    missing = [k for k in REQUIRED if k not in doc]
+    dry = doc.get("status") == "dry-run"
+    missing = [k for k in (REQUIRED_DRY_RUN if dry else REQUIRED) if k not in doc]
     if doc.get("status") == "completed":
         missing += [k for k in REQUIRED_COMPLETED if k not in doc]
     if missing:

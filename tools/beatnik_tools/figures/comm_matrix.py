@@ -1,5 +1,7 @@
-"""The rank-pair communication matrix, when a results file has one: communication.PATTERN.rank_pairs,
-a sparse list of [from rank, to rank, bytes] (docs/sweep-and-report.md); summed over patterns."""
+"""The rank-pair communication matrix, when a results file has one: a dry run's
+dry_run.matrix.entries ([source, destination, bytes per step], all patterns), or
+communication.PATTERN.rank_pairs, a sparse list of [from rank, to rank, bytes] summed over
+patterns (docs/sweep-and-report.md)."""
 import numpy as np
 
 from .common import plt, save, slug
@@ -8,6 +10,8 @@ from .common import plt, save, slug
 def pair_bytes(doc):
     """{(from, to): bytes} over every pattern that lists rank pairs, or {} when none does."""
     total = {}
+    for src, dst, nbytes in ((doc.get("dry_run") or {}).get("matrix") or {}).get("entries") or []:
+        total[(int(src), int(dst))] = total.get((int(src), int(dst)), 0.0) + float(nbytes)
     for pattern, data in (doc.get("communication") or {}).items():
         for entry in (data.get("rank_pairs") or []) if isinstance(data, dict) else []:
             src, dst, nbytes = int(entry[0]), int(entry[1]), float(entry[2])
