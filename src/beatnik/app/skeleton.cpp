@@ -40,12 +40,12 @@ void configure_skeleton(const Options& o, RunConfig& c) {
     c.skeleton_scale = x;
   }
   // The physics fields are poisoned (NaN): nothing may read them as results.
-  const char* bad = o.write_frequency > 0       ? "-F/--write-frequency"
+  const char* bad = o.br_check > 0              ? "--br-check"
+                    : o.write_frequency > 0     ? "-F/--write-frequency"
                     : !o.write_state.empty()    ? "--write-state"
                     : o.checkpoint_every > 0    ? "--checkpoint-every"
                     : o.input                   ? "-i/--input"
                     : !o.load_snapshot.empty()  ? "--load-snapshot"
-                    : o.br_check > 0            ? "--br-check"
                                                 : nullptr;
   if (bad)
     throw InputError(std::string("--skeleton runs no physics (its fields hold NaN): ") + bad +
