@@ -17,6 +17,7 @@
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/state.hpp"
+#include "physics/br_surface_case.hpp"
 #include "physics/br_test_surface.hpp"
 #include "support/test_support.hpp"
 
@@ -24,41 +25,7 @@ using namespace beatnik;
 
 namespace {
 
-// The test surface on this rank's owned nodes, and the velocity of one solver.
-struct SurfaceCase {
-  app::RunConfig c;
-  comm::Context ctx{MPI_COMM_WORLD};
-  std::unique_ptr<mesh::SurfaceMesh> mesh;
-  mesh::Field state, omega, out;
-
-  explicit SurfaceCase(const app::Options& o) : c(test::config_for(o, MPI_COMM_WORLD)) {
-    mesh = std::make_unique<mesh::SurfaceMesh>(ctx, c.geometry, c.procs);
-    const GhostedLayout L = mesh->layout(), owned{L.ni, L.nj, 0};
-    state = mesh::Field(exec::Space::Host, L, model::kStateComps);
-    omega = mesh::Field(exec::Space::Host, owned, 3);
-    out = mesh::Field(exec::Space::Host, owned, 3);
-    for (int i = 0; i < L.ni; ++i)
-      for (int j = 0; j < L.nj; ++j)
-        for (int k = 0; k < 3; ++k) {
-          state.view()(k, i, j) = test::br_test_position(c.geometry, k, gi(i), gj(j));
-          omega.view()(k, i, j) = test::br_test_omega(k, gi(i), gj(j));
-        }
-  }
-  int gi(int i) const { return mesh->owned().lo[0] + i; }
-  int gj(int j) const { return mesh->owned().lo[1] + j; }
-
-  // This rank's owned velocities, 3 per node in (i, j) order.
-  template <class Solver>
-  std::vector<double> velocity(comm::CommStats* stats = nullptr) {
-    Solver s(*mesh, exec::Space::Host, c.model.br, c.model.epsilon, stats, nullptr);
-    s.velocity(state, omega, out);
-    std::vector<double> u;
-    for (int i = 0; i < mesh->layout().ni; ++i)
-      for (int j = 0; j < mesh->layout().nj; ++j)
-        for (int k = 0; k < 3; ++k) u.push_back(out.view()(k, i, j));
-    return u;
-  }
-};
+using SurfaceCase = test::BRSurfaceCase;
 
 app::Options cutoff_options(const char* profile, const char* boundary, int n, double cutoff) {
   app::Options o = test::small_options(n);

@@ -17,6 +17,7 @@
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/state.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
+#include "physics/br_surface_case.hpp"
 #include "physics/br_test_surface.hpp"
 #include "support/test_support.hpp"
 
@@ -30,44 +31,7 @@ int world_size() {
   return s;
 }
 
-// A surface on this rank's owned nodes: the shared test surface, or the state and ω a run
-// reached (positions and ω copied out of the run's model).
-struct SurfaceCase {
-  app::RunConfig c;
-  comm::Context ctx;
-  std::unique_ptr<mesh::SurfaceMesh> mesh;
-  mesh::Field state, omega, out;
-
-  SurfaceCase(const app::Options& o, MPI_Comm comm) : c(test::config_for(o, comm)), ctx(comm) {
-    mesh = std::make_unique<mesh::SurfaceMesh>(ctx, c.geometry, c.procs);
-    const GhostedLayout L = mesh->layout(), owned{L.ni, L.nj, 0};
-    state = mesh::Field(exec::Space::Host, L, model::kStateComps);
-    omega = mesh::Field(exec::Space::Host, owned, 3);
-    out = mesh::Field(exec::Space::Host, owned, 3);
-    for (int i = 0; i < L.ni; ++i)
-      for (int j = 0; j < L.nj; ++j)
-        for (int k = 0; k < 3; ++k) {
-          state.view()(k, i, j) = test::br_test_position(c.geometry, k, gi(i), gj(j));
-          omega.view()(k, i, j) = test::br_test_omega(k, gi(i), gj(j));
-        }
-  }
-  int gi(int i) const { return mesh->owned().lo[0] + i; }
-  int gj(int j) const { return mesh->owned().lo[1] + j; }
-
-  template <class Solver>
-  std::vector<double> velocity(const model::BRSettings& b) {
-    Solver s(*mesh, exec::Space::Host, b, c.model.epsilon, nullptr, nullptr);
-    s.velocity(state, omega, out);
-    return owned_out();
-  }
-  std::vector<double> owned_out() const {
-    std::vector<double> u;
-    for (int i = 0; i < mesh->layout().ni; ++i)
-      for (int j = 0; j < mesh->layout().nj; ++j)
-        for (int k = 0; k < 3; ++k) u.push_back(out.view()(k, i, j));
-    return u;
-  }
-};
+using SurfaceCase = test::BRSurfaceCase;
 
 app::Options br_options(const char* profile, const char* boundary, int n) {
   app::Options o = test::small_options(n);
