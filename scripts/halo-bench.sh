@@ -7,6 +7,8 @@
 # halo regions together (halo.state + halo.V), the median over ranks of their wait and post
 # phases (seconds per step), and the median step. Outliers are the point: use 20+ steps.
 #   BEATNIK=build/cuda/beatnik scripts/halo-bench.sh gpu 5 1024 -- -x cuda --gpu-transport staged
+# HALO_RANKS (default 4) and HALO_GRID (default 2x2) change the grid: with HALO_RANKS=2
+# HALO_GRID=2x1 each rank owns SIDE x 2 SIDE nodes (two GPUs, one rank each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-halo-bench}; steps=${2:-5}
@@ -16,6 +18,7 @@ sides=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do sides+=("$1"); shift; done
 extra=("$@")
 [ ${#sides[@]} -gt 0 ] || sides=(128 512 2048)
 beatnik=${BEATNIK:-$here/build/host/beatnik}
+ranks=${HALO_RANKS:-4}; grid=${HALO_GRID:-2x2}
 strategies=$("$beatnik" --help | sed -n '/--halo-strategy/,/--gpu-id/p' | awk 'NR>1 && $1 !~ /^--/ {print $1}')
 # Strategies that move device memory run only with -x cuda.
 case " ${extra[*]:-} " in *" cuda "*) ;; *) strategies=$(printf '%s\n' $strategies | grep -v '^device-' || true) ;; esac
@@ -25,7 +28,7 @@ for side in "${sides[@]}"; do
   # A stable dt at this n (the default crosses the viscous limit above n ~ 350).
   dt=$(python3 -c "print(0.8 * 2.51 * (2.0/$n)**2 / (4 * 1.0 * 2.0/$n))")
   for s in $strategies; do
-    "$here/scripts/mpirun.sh" 4 "$beatnik" -n "$n" --ranks-grid 2x2 -t "$steps" -d "$dt" --fftw-plan estimate \
+    "$here/scripts/mpirun.sh" "$ranks" "$beatnik" -n "$n" --ranks-grid "$grid" -t "$steps" -d "$dt" --fftw-plan estimate \
       --progress-every 0 --halo-strategy "$s" "${extra[@]}" --results "$dir/$side-$s.json" >"$dir/$side-$s.log" 2>&1 ||
       echo "$side $s: failed (see $dir/$side-$s.log)" >&2
   done
