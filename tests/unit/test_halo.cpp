@@ -17,6 +17,7 @@
 #include "beatnik/comm/context.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
+#include "beatnik/exec/space.hpp"
 #include "beatnik/mesh/field.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "support/test_support.hpp"
@@ -93,9 +94,15 @@ TEST(HaloStrategies, TheRegistryListsEveryStrategyOnce) {
   for (const char* n : {"isend", "persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"})
     EXPECT_EQ(std::count(names.begin(), names.end(), std::string(n)), 1) << n;
   EXPECT_THROW(comm::halo::find_strategy("carrier-pigeon"), InputError);
-  // NCCL replaces the MPI strategy: only the default is accepted there.
+  // NCCL replaces the MPI strategies: only the default is accepted there, and device-ipc (which
+  // moves its bytes itself) where the build has CUDA.
   EXPECT_NO_THROW(comm::halo::find_strategy("isend", comm::TransportKind::Nccl));
-  EXPECT_THROW(comm::halo::find_strategy("persistent", comm::TransportKind::Nccl), NotAvailable);
+  for (const char* n : {"persistent", "neighbor", "rma-fence", "rma-pscw", "rma-lock"})
+    EXPECT_THROW(comm::halo::find_strategy(n, comm::TransportKind::Nccl), NotAvailable) << n;
+  if (exec::cuda_built())
+    EXPECT_TRUE(comm::halo::find_strategy("device-ipc", comm::TransportKind::Nccl).device_direct);
+  else
+    EXPECT_THROW(comm::halo::find_strategy("device-ipc", comm::TransportKind::Nccl), NotAvailable);
 }
 
 TEST(HaloStrategies, GhostsEqualTheClosedFormAndIsendBitForBit) {

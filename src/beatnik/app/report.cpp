@@ -15,6 +15,7 @@
 #include "beatnik/app/provenance.hpp"
 #include "beatnik/app/skeleton.hpp"
 #include "beatnik/app/step_statistics.hpp"
+#include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
@@ -90,6 +91,13 @@ void add_step_statistics(json& steps, const std::vector<double>& times,
   steps["outliers"] = out;
 }
 
+// Whether the halo went as grouped NCCL send/receives: NCCL replaces every MPI strategy but
+// device-ipc, which moves its bytes itself.
+bool halo_over_nccl(const Simulation& sim, const RunConfig& c) {
+  return sim.transport().uses_nccl() &&
+         !comm::halo::find_strategy(c.model.halo_strategy, sim.transport().kind()).device_direct;
+}
+
 long max_rss_bytes() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -152,8 +160,8 @@ json config_json(const Simulation& sim) {
   j["transport"] = comm::to_string(sim.transport().kind());
   j["transport_description"] = sim.transport().describe();
   j["gpu_transport_option"] = o.gpu_transport;
-  // NCCL replaces the MPI strategy: the results say what ran.
-  j["halo_strategy"] = sim.transport().uses_nccl() ? std::string("nccl") : c.model.halo_strategy;
+  // NCCL replaces the MPI strategy (device-ipc runs beside it): the results say what ran.
+  j["halo_strategy"] = halo_over_nccl(sim, c) ? std::string("nccl") : c.model.halo_strategy;
   j["halo_overlap"] = c.model.halo_overlap;
   j["buffer_align"] = c.buffer_align;
   if (c.space == exec::Space::Device) j["ranks_per_gpu"] = c.ranks_per_gpu;
@@ -413,8 +421,8 @@ void print_banner(const Simulation& sim) {
                         : fmt::format("-H {}{}", o.heffte, c.grid_choice.empty() ? "" : ", intermediate from --ranks-grid auto"));
   if (!c.grid_choice.empty()) fmt::print("  grid auto   {}\n", c.grid_choice);
   fmt::print("  halo        {}{}\n",
-             sim.transport().uses_nccl() ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
-                                         : "strategy " + c.model.halo_strategy,
+             halo_over_nccl(sim, c) ? std::string("grouped NCCL send/receives (--gpu-transport nccl)")
+                                    : "strategy " + c.model.halo_strategy,
              c.model.halo_overlap ? ", overlapped with interior work (--halo-overlap)" : ", no overlap");
   if (c.space == exec::Space::Device)
     fmt::print("  gpu         rank 0 on GPU {} ({}), {} GPU(s) visible{}; transport {}\n", sim.gpu_id(),

@@ -134,8 +134,9 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
   t_post_ = region + ".post";
   t_wait_ = region + ".wait";
   t_unpack_ = region + ".unpack";
-  if (transport_->uses_nccl()) return;
   direct_ = entry.device_direct;
+  nccl_ = transport_->uses_nccl() && !direct_;  // device-ipc replaces the NCCL halo
+  if (nccl_) return;
   if (direct_ && space != exec::Space::Device)
     throw NotAvailable("halo strategy " + strategy_name_ + " moves device memory: it runs with -x cuda only");
   // Staging buffers are allocated once here, so the strategy's requests and windows can point
@@ -194,7 +195,7 @@ void HaloExchange::start(const ComponentSet& comps) {
     }
   }
   Timers::Scope t(timers_, t_post_);
-  if (transport_->uses_nccl()) {  // queued on the device; finish() needs no wait
+  if (nccl_) {  // queued on the device; finish() needs no wait
     transport_->nccl_exchange(grid_.comm(), buf, send_msg_, send_.n, recv_buf_.data(), recv_msg_, recv_.n);
     return;
   }
@@ -209,7 +210,7 @@ void HaloExchange::start(const ComponentSet& comps) {
 
 void HaloExchange::finish(const ComponentSet& comps) {
   const long total = recv_.offset[recv_.n] * ncomp_;
-  if (!transport_->uses_nccl()) {
+  if (!nccl_) {
     Timers::Scope t(timers_, t_wait_);
     strategy_->finish();
     if (!remote_recv_.empty() && !direct_)
@@ -218,7 +219,7 @@ void HaloExchange::finish(const ComponentSet& comps) {
   if (stats_ && stats_->trace()) stats_->trace()->complete(name_, this, wall_seconds());
   Timers::Scope t(timers_, t_unpack_);
   // After the staged copy-back, which would overwrite them.
-  if (!transport_->uses_nccl())
+  if (!nccl_)
     for (const SelfCopy& c : self_)
       exec::copy(recv_buf_.data() + c.to, space_, send_buf_.data() + c.from, space_, c.count);
   const HaloRegions regions = recv_;

@@ -115,6 +115,7 @@ class HaloExchange {
   std::string strategy_name_;
   std::unique_ptr<halo::Strategy> strategy_;  // null with NCCL, which replaces it
   bool direct_ = false;                        // the strategy writes device memory itself
+  bool nccl_ = false;                          // grouped NCCL send/receives instead of a strategy
   RemoteTargets remote_;
   Timers* timers_;
   std::string t_pack_, t_post_, t_wait_, t_unpack_;  // phase region names

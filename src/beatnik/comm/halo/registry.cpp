@@ -17,11 +17,12 @@ std::unique_ptr<Strategy> make_device_ipc(const Setup& s);
 namespace {
 
 // With NCCL the halo is grouped ncclSend/ncclRecv on the device: no MPI strategy runs. The
-// default is accepted (nothing to choose), any other name refused rather than ignored.
+// default is accepted (nothing to choose), device-ipc replaces the NCCL halo (it moves no bytes
+// through a transport), any other name is refused rather than ignored.
 std::string not_over_nccl(TransportKind kind) {
   if (kind != TransportKind::Nccl) return "";
   return "with --gpu-transport nccl the halo exchange is grouped NCCL send/receives and no MPI strategy "
-         "runs; use --gpu-transport staged or cuda-aware to choose one";
+         "runs; use --gpu-transport staged or cuda-aware to choose one (device-ipc also runs beside NCCL)";
 }
 
 std::string any_mpi(TransportKind) { return ""; }
@@ -53,10 +54,9 @@ std::string one_sided(TransportKind kind) {
   return "";
 }
 
-// GPU memory written by the sender's pack kernel over CUDA IPC: a CUDA build, -x cuda with an
-// MPI transport (MPI carries only the signals).
+// GPU memory written by the sender's pack kernel over CUDA IPC: a CUDA build and -x cuda. MPI
+// carries only the signals, so any GPU transport will do (with NCCL the FFT reshapes still use it).
 std::string device_only(TransportKind kind) {
-  if (std::string why = not_over_nccl(kind); !why.empty()) return why;
   if (!exec::cuda_built()) return "this beatnik was built without the CUDA backend";
   if (kind == TransportKind::Host) return "it moves device memory: run with -x cuda";
   return "";
