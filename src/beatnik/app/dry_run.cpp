@@ -190,7 +190,7 @@ RunConfig dry_run_config(const Options& o, int np) {
   if (nccl_fft) {
     if (!nccl)
       throw NotAvailable("--fft-exchange nccl: the reshapes travel over NCCL only with the NCCL GPU transport "
-                         "(--gpu-transport nccl)");
+                         "(--gpu-transport nccl; auto picks it only in a build with NCCL, which this is not)");
     c.fft.algorithm = comm::ExchangeAlgorithm::Nccl;
   }
   if (c.model.br.tree_solver) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
