@@ -3,7 +3,10 @@
 // one step for P ranks, computed in one process from the same planning code the patterns use
 // (comm::grid_neighbors + comm::plan_halo, fft::make_fft_plan + comm::plan_side / plan_pad /
 // planned_messages, comm::plan_ring), with the placement's rank map and --ranks-per-node's
-// nodes. Nothing of size of the mesh is allocated: only boxes and message lists.
+// nodes. Nothing of size of the mesh is allocated: only boxes and message lists. The cutoff
+// solver's migration and ghosts are estimated from the initial surface instead
+// (app/dry_run_cutoff.hpp: one pass over the nodes' positions; --spatial-partition balanced
+// gathers them first).
 #include <map>
 #include <string>
 #include <vector>
