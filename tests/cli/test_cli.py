@@ -444,5 +444,27 @@ if p is not None and p.returncode == 0:
     check("dry run 1024 fft bytes", sum(fft.values()) == 3 * (3 * 16 + 2 * 16 + 8) * 4864 * 4864, str(fft))
     check("dry run 1024 nodes", doc["decomposition"]["node_count"] == 256, str(doc["decomposition"]["node_count"]))
 
+# --dry-run of the cutoff-weak case (16 ranks, laptop scale): migrate and ghost are estimated from
+# the initial surface and say so, in the table and in the results.
+p = run(["--case", "cutoff-weak", "--case-scale", "0.125", "--dry-run", "--np", "16", "--ranks-per-node", "4",
+         "--results", results], ranks=1)
+check("dry run cutoff exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    check("dry run cutoff marked", "ghost*" in p.stdout and "estimated from the initial surface" in p.stdout,
+          p.stdout[-600:])
+    doc = json.load(open(results))
+    pats = doc["dry_run"]["per_rank_per_step"][0]["patterns"]
+    check("dry run cutoff estimated", pats["ghost"]["estimated"] and pats["migrate"]["estimated"]
+          and not pats["halo"]["estimated"] and doc["dry_run"]["estimated"]["patterns"] == ["ghost", "migrate"],
+          json.dumps(doc["dry_run"]["estimated"]))
+    check("dry run cutoff sections", "ghost" in doc["communication"] and "migrate" in doc["communication"],
+          str(list(doc["communication"])))
+# A -x cuda run over NCCL is planned on this host build too (its messages need no device).
+p = run(["--dry-run", "--np", "4", "-n", "18", "-x", "cuda", "--gpu-transport", "nccl", "--fft-exchange",
+         "alltoall", "--results", results], ranks=1)
+check("dry run nccl exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    check("dry run nccl transport", json.load(open(results))["dry_run"]["transport"] == "nccl", p.stdout[-400:])
+
 shutil.rmtree(maps, ignore_errors=True)
 check.finish()

@@ -84,11 +84,4 @@ TEST(DryRun, EqualsMeasuredAccountingFreeBoundaryAndOneRankPerNode) {
   }
 }
 
-TEST(DryRun, RefusesTheCutoffSolver) {
-  app::Options o = base("medium", "linear");
-  o.solver = "cutoff";
-  const app::RunConfig cfg = test::config_for(o, MPI_COMM_WORLD);
-  EXPECT_THROW(app::plan_dry_run(cfg, test::world_size(), 2), NotAvailable);
-}
-
 }  // namespace

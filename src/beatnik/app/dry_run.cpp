@@ -8,6 +8,9 @@
 #include <cstdio>
 
 #include "beatnik/app/provenance.hpp"
+#include "beatnik/comm/halo/registry.hpp"
+#include "beatnik/comm/redistributor.hpp"
+#include "beatnik/exec/space.hpp"
 #include "beatnik/app/report.hpp"
 #include "beatnik/app/run_io.hpp"
 #include "beatnik/model/parameters.hpp"
@@ -28,6 +31,10 @@ Spread spread(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
   return {v.front(), v[v.size() / 2], v.back()};
+}
+
+bool is_estimated(const DryRunPlan& plan, const std::string& pattern) {
+  return std::find(plan.estimated.begin(), plan.estimated.end(), pattern) != plan.estimated.end();
 }
 
 std::vector<std::string> pattern_names(const DryRunPlan& plan) {
@@ -61,6 +68,7 @@ json per_rank_json(const DryRunPlan& plan) {
       }
       auto d = plan.degree.find(n);
       p["degree"] = d == plan.degree.end() ? 0 : d->second[r];
+      p["estimated"] = is_estimated(plan, n);
       j["patterns"][n] = p;
     }
     a.push_back(j);
@@ -83,6 +91,9 @@ void print_plan(const DryRunPlan& plan, const RunConfig& c, double seconds) {
              plan.ranks, c.procs[0], c.procs[1], model::to_string(c.model.order), c.geometry.nodes[0],
              c.geometry.nodes[1], plan.ranks_per_node, plan.node_of_rank.back() + 1, c.placement.spec);
   fmt::print("  fft         {}\n", c.fft.describe());
+  if (c.space == exec::Space::Device)
+    fmt::print("  transport   {}\n", plan.nccl ? "nccl (grouped send/receive: FFT reshapes unpadded)"
+                                              : "MPI (" + c.gpu_transport + ")");
   for (const auto& n : plan.notes) fmt::print("  note        {}\n", n);
   fmt::print("\nPer rank and step (min / median / max over ranks)\n");
   fmt::print("  {:<8} {:>36} {:>36} {:>20} {:>9}\n", "pattern", "bytes on node", "bytes off node", "messages",
@@ -99,7 +110,7 @@ void print_plan(const DryRunPlan& plan, const RunConfig& c, double seconds) {
     }
     const Spread a = spread(on), b = spread(off), m = spread(msgs), d = spread(deg);
     fmt::print("  {:<8} {:>11.0f} {:>11.0f} {:>12.0f} {:>11.0f} {:>11.0f} {:>12.0f} {:>6.0f} {:>6.0f} {:>6.0f} {:>9.0f}\n",
-               p, a.min, a.median, a.max, b.min, b.median, b.max, m.min, m.median, m.max, d.max);
+               is_estimated(plan, p) ? p + "*" : p, a.min, a.median, a.max, b.min, b.median, b.max, m.min, m.median, m.max, d.max);
   }
   std::vector<double> on, off;
   for (int r = 0; r < plan.ranks; ++r) {
@@ -115,6 +126,10 @@ void print_plan(const DryRunPlan& plan, const RunConfig& c, double seconds) {
   fmt::print("  {:<8} {:>11.0f} {:>11.0f} {:>12.0f} {:>11.0f} {:>11.0f} {:>12.0f} {:>20} {:>9}\n", "all", a.min,
              a.median, a.max, b.min, b.median, b.max, "",
              *std::max_element(plan.degree_all.begin(), plan.degree_all.end()));
+  if (!plan.estimated.empty())
+    fmt::print("  * estimated from the initial surface (exact for the first Birkhoff-Rott call, counted {} times a "
+               "step)\n",
+               kDryRunBRCallsPerStep);
   if (plan.ranks <= kPerRankLines) {
     fmt::print("\nPer rank and step: bytes self / on node / off node, messages, degree\n");
     for (int r = 0; r < plan.ranks; ++r)
@@ -150,6 +165,38 @@ json dry_run_communication(const DryRunPlan& plan, long steps) {
   return comm;
 }
 
+RunConfig dry_run_config(const Options& o, int np) {
+  if (o.exec != "cuda" || exec::cuda_built()) return make_run_config(o, np);
+  Options h = o;
+  h.exec = "host";
+  const bool nccl_fft = o.fft_exchange == "nccl";
+  if (nccl_fft) h.fft_exchange = "alltoallv";
+  RunConfig c = make_run_config(h, np);
+  c.options = o;
+  c.space = exec::Space::Device;
+  c.warnings.clear();  // the host run's ("--gpu-transport is ignored on a host run")
+  if (o.gpu_transport != "auto" && o.gpu_transport != "staged" && o.gpu_transport != "cuda-aware" &&
+      o.gpu_transport != "nccl")
+    throw InputError("unknown --gpu-transport '" + o.gpu_transport + "' (staged, cuda-aware, nccl or auto)");
+  c.gpu_transport = o.gpu_transport;
+  const bool nccl = dry_run_uses_nccl(c, np);
+  try {
+    comm::halo::find_strategy(o.halo_strategy, nccl ? comm::TransportKind::Nccl : comm::TransportKind::Staged);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--halo-strategy: ") + e.what());
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--halo-strategy: ") + e.what());
+  }
+  if (nccl_fft) {
+    if (!nccl)
+      throw NotAvailable("--fft-exchange nccl: the reshapes travel over NCCL only with the NCCL GPU transport "
+                         "(--gpu-transport nccl; auto picks it only in a build with NCCL, which this is not)");
+    c.fft.algorithm = comm::ExchangeAlgorithm::Nccl;
+  }
+  if (c.model.br.tree_solver) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
+  return c;
+}
+
 int run_dry_run(const Options& o, int mpi_size, const std::vector<std::string>& argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -165,7 +212,7 @@ int run_dry_run(const Options& o, int mpi_size, const std::vector<std::string>& 
   DryRunPlan plan;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    c = make_run_config(o, *o.np);
+    c = dry_run_config(o, *o.np);
     plan = plan_dry_run(c, *o.np, c.ranks_per_node);
   } catch (const NotAvailable& e) {
     return fail(e.what());
@@ -194,6 +241,10 @@ int run_dry_run(const Options& o, int mpi_size, const std::vector<std::string>& 
                     {"ranks_per_node", plan.ranks_per_node},
                     {"steps", steps},
                     {"notes", plan.notes},
+                    {"transport", c.space == exec::Space::Host ? "host" : plan.nccl ? "nccl" : c.gpu_transport},
+                    {"estimated", {{"patterns", plan.estimated},
+                                   {"from", "initial surface"},
+                                   {"br_calls_per_step", kDryRunBRCallsPerStep}}},
                     {"max_degree", *std::max_element(plan.degree_all.begin(), plan.degree_all.end())},
                     {"per_rank_per_step", per_rank_json(plan)},
                     {"matrix", matrix_json(plan)},

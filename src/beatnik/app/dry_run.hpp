@@ -17,6 +17,13 @@ namespace beatnik::app {
 // fields and meaning as results_document's).
 nlohmann::json dry_run_communication(const DryRunPlan& plan, long steps);
 
+// The configuration a dry run plans for `np` ranks: make_run_config's, except that a -x cuda run
+// is modelled in a build without CUDA too (its messages need no device): the options are checked
+// as a host run's, then the device's own refusals that bear on what travels are repeated
+// (--gpu-transport names, --halo-strategy against the transport, --fft-exchange nccl without the
+// NCCL transport, -S tree). Throws InputError / NotAvailable like make_run_config.
+RunConfig dry_run_config(const Options& o, int np);
+
 // The whole program of a dry run: exit code (0, or 2 with one message on bad input, 5 when the
 // results file cannot be written). mpi_size: ranks this process runs among (must be 1).
 int run_dry_run(const Options& o, int mpi_size, const std::vector<std::string>& argv);

@@ -3,21 +3,24 @@
 #include <algorithm>
 #include <set>
 
+#include "beatnik/app/dry_run_cutoff.hpp"
 #include "beatnik/base/complex.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/cart_grid.hpp"
 #include "beatnik/comm/halo_exchange.hpp"
 #include "beatnik/comm/redistributor.hpp"
 #include "beatnik/comm/ring_pass.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/fft/fft_plan.hpp"
 #include "beatnik/mesh/decomposition.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
+#include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::app {
 namespace {
 
-constexpr int kDerivativesPerStep = 3;  // TVD-RK3
+constexpr int kDerivativesPerStep = kDryRunBRCallsPerStep;  // TVD-RK3
 
 struct Planner {
   DryRunPlan& out;
@@ -42,14 +45,44 @@ struct Planner {
   void call(const std::string& pattern, int g) { out.per_rank[world_of_grid[g]].add_call(pattern); }
 };
 
+// The cutoff solver's messages of every Birkhoff-Rott call, each estimated from the initial
+// surface: to_spatial (48 B a particle), ghosts (48 B a copy), to_surface (24 B back), with the
+// accounting of comm::Migrator (one message per non-empty block, self included; one call per
+// exchange on every rank).
+void plan_cutoff(Planner& p, const RunConfig& c, int ranks) {
+  const CutoffCallEstimate e = estimate_cutoff_call(c);
+  constexpr long there = model::kParticleWidth * long(sizeof(double)), back = model::kVelocityWidth * long(sizeof(double));
+  for (int k = 0; k < kDryRunBRCallsPerStep; ++k) {
+    for (int g = 0; g < ranks; ++g) {
+      for (const auto& [o, n] : e.to_spatial[g]) {
+        p.message("migrate", g, o, n * there);
+        p.message("migrate", o, g, n * back);
+      }
+      for (const auto& [t, n] : e.ghosts[g]) p.message("ghost", g, t, n * there);
+      p.call("migrate", g);
+      p.call("migrate", g);
+      p.call("ghost", g);
+    }
+  }
+  p.out.estimated = {"ghost", "migrate"};
+  p.out.notes.push_back(
+      "migrate and ghost are ESTIMATED from the initial surface (exact for the first Birkhoff-Rott call; "
+      "every one of the " + std::to_string(kDryRunBRCallsPerStep) +
+      " calls per step is counted as that first one, so later steps' motion is not seen)");
+}
+
 }  // namespace
+
+bool dry_run_uses_nccl(const RunConfig& c, int ranks) {
+  if (c.space != exec::Space::Device) return false;
+  return c.gpu_transport == "nccl" || (c.gpu_transport == "auto" && ranks > 1 && comm::nccl_built());
+}
 
 DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
   const bool br = c.model.order != model::Order::Low;
-  if (br && c.model.br.cutoff_solver)
-    throw NotAvailable("--dry-run with -S cutoff: the cutoff solver's migration depends on the particles' "
-                       "positions and is not planned by the dry run yet; run --skeleton on the ranks instead");
+  const bool cutoff = br && c.model.br.cutoff_solver;
   DryRunPlan out;
+  out.nccl = dry_run_uses_nccl(c, ranks);
   out.ranks = ranks;
   out.ranks_per_node = ranks_per_node > 0 ? ranks_per_node : ranks;
   out.node_of_rank.resize(ranks);
@@ -99,7 +132,9 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
 
   // FFT reshapes: one forward and one inverse transform per derivative (low and medium order).
   if (c.model.order != model::Order::High) {
-    const bool alltoall = c.fft.algorithm == comm::ExchangeAlgorithm::Alltoall;
+    // NCCL has no all-to-all: every exchange algorithm becomes one grouped send/receive of the
+    // real runs (Redistributor::nccl_transfer), so nothing is padded.
+    const bool alltoall = c.fft.algorithm == comm::ExchangeAlgorithm::Alltoall && !out.nccl;
     std::map<std::pair<size_t, int>, long> pads;  // (step, first member): the communicator's pad
     comm::SegmentTable t;
     for (int g = 0; g < ranks; ++g) {
@@ -147,8 +182,11 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
     }
   }
 
+  // The cutoff solver's migration and ghosts, estimated from the initial surface.
+  if (cutoff) plan_cutoff(p, c, ranks);
+
   // Ring pass of the exact Birkhoff-Rott solver: 6 doubles per owned node (medium and high).
-  if (br && ranks > 1) {
+  if (br && !cutoff && ranks > 1) {
     std::vector<long> counts(ranks);
     for (int g = 0; g < ranks; ++g) counts[g] = 6 * blocks[g].count();
     for (int g = 0; g < ranks; ++g) {

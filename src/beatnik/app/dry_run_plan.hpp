@@ -3,7 +3,10 @@
 // one step for P ranks, computed in one process from the same planning code the patterns use
 // (comm::grid_neighbors + comm::plan_halo, fft::make_fft_plan + comm::plan_side / plan_pad /
 // planned_messages, comm::plan_ring), with the placement's rank map and --ranks-per-node's
-// nodes. Nothing of size of the mesh is allocated: only boxes and message lists.
+// nodes. Nothing of size of the mesh is allocated: only boxes and message lists. The cutoff
+// solver's migration and ghosts are estimated from the initial surface instead
+// (app/dry_run_cutoff.hpp: one pass over the nodes' positions; --spatial-partition balanced
+// gathers them first).
 #include <map>
 #include <string>
 #include <vector>
@@ -26,7 +29,20 @@ struct DryRunPlan {
   std::map<std::string, std::vector<int>> degree;
   std::vector<int> degree_all;      // over all patterns
   std::vector<std::string> notes;   // what is assumed or estimated
+  // Patterns whose messages are estimated from the initial surface rather than planned (the
+  // cutoff solver's "migrate" and "ghost"; app/dry_run_cutoff.hpp), sorted.
+  std::vector<std::string> estimated;
+  bool nccl = false;  // halo, FFT reshapes, ring and migration travel over the NCCL transport
 };
+
+// Birkhoff-Rott solves per step (one per derivative evaluation of TVD-RK3, medium and high order);
+// the cutoff estimate counts each of them on the initial surface.
+inline constexpr int kDryRunBRCallsPerStep = 3;
+
+// Whether a run of this configuration on `ranks` ranks moves its patterns over NCCL: -x cuda
+// with --gpu-transport nccl, or auto on several ranks in a build with NCCL (taking one GPU per
+// rank, as auto then does).
+bool dry_run_uses_nccl(const RunConfig& c, int ranks);
 
 // P = ranks (the configuration was made for them). ranks_per_node: 0 = all ranks on one node.
 // NotAvailable for what the dry run cannot plan.

@@ -67,7 +67,8 @@ SpatialDecomposition::SpatialDecomposition(MPI_Comm grid_comm, std::array<int, 2
   for (int a = 0; a < px_; ++a)
     for (int b = 0; b < py_; ++b) {
       int c[2] = {a, b};
-      comm::check_mpi(MPI_Cart_rank(comm_, c, &rank_of_[size_t(a) * py_ + b]), "MPI_Cart_rank");
+      if (comm_ == MPI_COMM_NULL) rank_of_[size_t(a) * py_ + b] = a * py_ + b;
+      else comm::check_mpi(MPI_Cart_rank(comm_, c, &rank_of_[size_t(a) * py_ + b]), "MPI_Cart_rank");
     }
   dev_cuts_ = exec::Buffer<double>(space, xcut_.size() + ycut_.size());
   dev_rank_of_ = exec::Buffer<int>(space, rank_of_.size());
@@ -77,6 +78,14 @@ SpatialDecomposition::SpatialDecomposition(MPI_Comm grid_comm, std::array<int, 2
   for (int a = 0; a < px_; ++a)
     for (int b = 0; b <= py_; ++b) ycut_[size_t(a) * (py_ + 1) + b] = box_lo[1] + (box_hi[1] - box_lo[1]) * b / py_;
   publish();
+}
+
+SpatialDecomposition::SpatialDecomposition(std::array<int, 2> dims, std::array<double, 2> box_lo,
+                                           std::array<double, 2> box_hi, SpatialPartition partition)
+    : SpatialDecomposition(MPI_COMM_NULL, dims, box_lo, box_hi, partition, exec::Space::Host) {}
+
+void SpatialDecomposition::reduce(void* buf, int count, MPI_Datatype type, MPI_Op op, const char* what) const {
+  if (comm_ != MPI_COMM_NULL) comm::check_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, count, type, op, comm_), what);
 }
 
 void SpatialDecomposition::publish() {
@@ -93,8 +102,8 @@ SpatialView SpatialDecomposition::host_view() const {
 }
 
 std::array<double, 4> SpatialDecomposition::cell_of(int rank) const {
-  int c[2];
-  comm::check_mpi(MPI_Cart_coords(comm_, rank, 2, c), "MPI_Cart_coords");
+  int c[2] = {rank / py_, rank % py_};
+  if (comm_ != MPI_COMM_NULL) comm::check_mpi(MPI_Cart_coords(comm_, rank, 2, c), "MPI_Cart_coords");
   const double* yc = ycut_.data() + size_t(c[0]) * (py_ + 1);
   return {xcut_[c[0]], xcut_[c[0] + 1], yc[c[1]], yc[c[1] + 1]};
 }
@@ -104,7 +113,7 @@ bool SpatialDecomposition::update(const double* x, const double* y, long n) {
   double lo[3], hi[3];
   extent_.compute(x, y, y, n, lo, hi);  // NaN positions are skipped (and reported by the health check)
   double ext[4] = {hi[0], -lo[0], hi[1], -lo[1]};  // max x, −min x, max y, −min y
-  comm::check_mpi(MPI_Allreduce(MPI_IN_PLACE, ext, 4, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce (extent)");
+  reduce(ext, 4, MPI_DOUBLE, MPI_MAX, "MPI_Allreduce (extent)");
   const double x0 = std::min(box_lo_[0], -ext[1]), x1 = std::max(box_hi_[0], ext[0]);
   const double y0 = std::min(box_lo_[1], -ext[3]), y1 = std::max(box_hi_[1], ext[2]);
   // A broken surface (NaN or infinite positions; the run's health check reports it after the
@@ -140,8 +149,7 @@ void SpatialDecomposition::balance(const double* x, const double* y, long n) {
   auto reduce_hist = [&](size_t count) {
     exec::copy(host.data(), exec::Space::Host, bins_.data(), space_, count);
     for (size_t k = 0; k < count; ++k) hist_[k] = host[k];
-    comm::check_mpi(MPI_Allreduce(MPI_IN_PLACE, hist_.data(), static_cast<int>(count), MPI_LONG, MPI_SUM, comm_),
-                    "MPI_Allreduce (histogram)");
+    reduce(hist_.data(), static_cast<int>(count), MPI_LONG, MPI_SUM, "MPI_Allreduce (histogram)");
   };
 
   // Column cuts: quantiles of x.

@@ -109,6 +109,10 @@ class SpatialDecomposition {
   // surface box in x and y (the uniform cuts and the least outer extent).
   SpatialDecomposition(MPI_Comm grid_comm, std::array<int, 2> dims, std::array<double, 2> box_lo,
                        std::array<double, 2> box_hi, SpatialPartition partition, exec::Space space);
+  // Serial (the dry run's estimate, app/dry_run_cutoff.hpp): one process holds every particle,
+  // so update() reduces nothing; cell (a, b) belongs to rank a·Py + b (MPI_Cart_rank's order).
+  SpatialDecomposition(std::array<int, 2> dims, std::array<double, 2> box_lo, std::array<double, 2> box_hi,
+                       SpatialPartition partition);
 
   // New cuts for particles at (x[k], y[k]), k < n (this rank's; arrays in `space`). Collective
   // over the grid communicator: the global extent (and, balanced, the histograms) are reduced.
@@ -128,6 +132,8 @@ class SpatialDecomposition {
 
  private:
   void publish();  // host cuts -> device copy
+  // MPI_Allreduce in place over the grid communicator; nothing when serial (no communicator).
+  void reduce(void* buf, int count, MPI_Datatype type, MPI_Op op, const char* what) const;
 
   MPI_Comm comm_;
   int px_, py_;

@@ -50,10 +50,7 @@ CutoffBRSolver::CutoffBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space,
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
   n_ = mesh.layout().owned_count();
-  // The float32 test rounds each coordinate to 24 bits: ghosts and cells reach a little further
-  // than c so that no pair it accepts is missed (extra candidates are harmless).
-  const double L = std::max(mesh.geometry().period[0], mesh.geometry().period[1]);
-  reach_ = settings.cutoff * (1.0 + 1e-6) + 1e-6 * L;
+  reach_ = cutoff_reach(settings.cutoff, mesh.geometry());
   migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), space, settings.migrate_strategy,
                                                mesh.locality(), stats, mesh.transport());
   pts_ = exec::Buffer<double>(space, kParticleWidth * n_);

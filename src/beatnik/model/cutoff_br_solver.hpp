@@ -48,6 +48,14 @@ struct CutoffLoad {
 // Bytes per particle on the wire: there (position + strength) and back (velocity).
 inline constexpr int kParticleWidth = 6, kVelocityWidth = 3;
 
+// How far a ghost reaches (CutoffBRSolver::reach()): the float32 test rounds each coordinate to
+// 24 bits, so ghosts and cells reach a little further than c and no pair it accepts is missed
+// (extra candidates are harmless).
+inline double cutoff_reach(double cutoff, const mesh::Geometry& geo) {
+  const double L = geo.period[0] > geo.period[1] ? geo.period[0] : geo.period[1];
+  return cutoff * (1.0 + 1e-6) + 1e-6 * L;
+}
+
 class CutoffBRSolver : public BRSolver {
  public:
   // epsilon: ε_eff. Collective over the mesh's grid communicator.
