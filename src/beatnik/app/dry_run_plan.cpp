@@ -24,6 +24,14 @@ struct Planner {
   std::vector<int> world_of_grid;
   std::vector<std::set<int>> peers_all;
   std::map<std::string, std::vector<std::set<int>>> peers;
+  bool record = false;
+  std::map<std::string, std::vector<std::vector<std::pair<int, long>>>> open;  // the call in the making
+
+  std::vector<std::vector<std::pair<int, long>>>& open_of(const std::string& pattern) {
+    auto& o = open[pattern];
+    if (o.empty()) o.resize(out.ranks);
+    return o;
+  }
 
   int locality(int g, int h) const {
     const int a = world_of_grid[g], b = world_of_grid[h];
@@ -32,6 +40,7 @@ struct Planner {
   void message(const std::string& pattern, int g, int h, long bytes) {
     const int a = world_of_grid[g], b = world_of_grid[h];
     out.per_rank[a].add_message(pattern, locality(g, h), bytes);
+    if (record) open_of(pattern)[a].emplace_back(b, bytes);
     if (a == b) return;
     out.matrix[a][b] += bytes;
     peers_all[a].insert(b);
@@ -39,14 +48,23 @@ struct Planner {
     if (p.empty()) p.resize(out.ranks);
     p[a].insert(b);
   }
-  void call(const std::string& pattern, int g) { out.per_rank[world_of_grid[g]].add_call(pattern); }
+  void call(const std::string& pattern, int g) {
+    const int a = world_of_grid[g];
+    out.per_rank[a].add_call(pattern);
+    if (!record) return;
+    auto& calls = out.exchanges[pattern];
+    if (calls.empty()) calls.resize(out.ranks);
+    calls[a].push_back(std::move(open_of(pattern)[a]));
+    open_of(pattern)[a].clear();
+  }
 };
 
 }  // namespace
 
-DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
+DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanOptions opt) {
   const bool br = c.model.order != model::Order::Low;
-  if (br && c.model.br.cutoff_solver)
+  const bool cutoff = br && c.model.br.cutoff_solver;
+  if (cutoff && !opt.skip_unplanned)
     throw NotAvailable("--dry-run with -S cutoff: the cutoff solver's migration depends on the particles' "
                        "positions and is not planned by the dry run yet; run --skeleton on the ranks instead");
   DryRunPlan out;
@@ -70,7 +88,10 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
                         "(what Open MPI does); a real run reports the order it got");
   }
   out.grid_rank_of_rank = cells;
-  Planner p{out, std::vector<int>(ranks), std::vector<std::set<int>>(ranks), {}};
+  if (cutoff)
+    out.unplanned.push_back("migrate: the cutoff solver's migration depends on the particles' positions and is "
+                            "not planned");
+  Planner p{out, std::vector<int>(ranks), std::vector<std::set<int>>(ranks), {}, opt.exchanges, {}};
   for (int r = 0; r < ranks; ++r) p.world_of_grid[cells[r]] = r;
   out.per_rank.resize(ranks);
   out.matrix.resize(ranks);
@@ -148,7 +169,7 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
   }
 
   // Ring pass of the exact Birkhoff-Rott solver: 6 doubles per owned node (medium and high).
-  if (br && ranks > 1) {
+  if (br && !cutoff && ranks > 1) {
     std::vector<long> counts(ranks);
     for (int g = 0; g < ranks; ++g) counts[g] = 6 * blocks[g].count();
     for (int g = 0; g < ranks; ++g) {
