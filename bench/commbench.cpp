@@ -36,6 +36,7 @@ namespace {
 
 using namespace beatnik;
 using bench::Buf;
+using bench::extent;
 using bench::Messages;
 using nlohmann::json;
 
@@ -239,12 +240,6 @@ std::vector<Exchange> exchanges_of(const app::PatternMessages& p, int me) {
     for (size_t r = 0; r < p.sends[me][k].size(); ++r) add(k, long(r));
   }
   return out;
-}
-
-long extent(const Messages& m) {
-  long e = 0;
-  for (const auto& x : m) e = std::max(e, x.offset + x.bytes);
-  return e;
 }
 
 // One step's exchanges of a pattern, repeated: each repetition's time is the slowest rank's.

@@ -61,13 +61,11 @@ std::string Wire::describe() const {
   return fmt::format("MPI, {} buffers", to_string(kind_));
 }
 
-namespace {
 long extent(const Messages& m) {
   long e = 0;
   for (const auto& x : m) e = std::max(e, x.offset + x.bytes);
   return e;
 }
-}  // namespace
 
 void Wire::exchange(const Buf& send, const Messages& sends, Buf& recv, const Messages& recvs) {
   if (nccl_) {

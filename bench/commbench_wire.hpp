@@ -38,6 +38,8 @@ class Buf {
 
 // Where peers are ranks of `comm`; a message: `bytes` at byte `offset` of the buffer.
 using Messages = std::vector<comm::Message>;
+// The bytes a message list spans in its buffer.
+long extent(const Messages& m);
 
 class Wire {
  public:
