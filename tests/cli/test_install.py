@@ -27,7 +27,7 @@ check("cmake --install exit 0", p.returncode == 0, p.stdout[-800:] + p.stderr[-8
 
 bin_dir = os.path.join(prefix, "bin")
 beatnik = os.path.join(bin_dir, "beatnik")
-for prog in ("beatnik", "br_kernel_bench", "br_cutoff_bench", "beatnik-fft-bench"):
+for prog in ("beatnik", "br_kernel_bench", "br_cutoff_bench", "beatnik-fft-bench", "beatnik-commbench"):
     path = os.path.join(bin_dir, prog)
     check(f"bin/{prog} installed and executable", os.path.isfile(path) and os.access(path, os.X_OK), path)
 rr = os.path.join(bin_dir, "rocketrig")

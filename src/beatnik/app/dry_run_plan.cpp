@@ -27,6 +27,14 @@ struct Planner {
   std::vector<int> world_of_grid;
   std::vector<std::set<int>> peers_all;
   std::map<std::string, std::vector<std::set<int>>> peers;
+  bool record = false;
+  std::map<std::string, std::vector<std::vector<std::pair<int, long>>>> open;  // the call in the making
+
+  std::vector<std::vector<std::pair<int, long>>>& open_of(const std::string& pattern) {
+    auto& o = open[pattern];
+    if (o.empty()) o.resize(out.ranks);
+    return o;
+  }
 
   int locality(int g, int h) const {
     const int a = world_of_grid[g], b = world_of_grid[h];
@@ -35,6 +43,7 @@ struct Planner {
   void message(const std::string& pattern, int g, int h, long bytes) {
     const int a = world_of_grid[g], b = world_of_grid[h];
     out.per_rank[a].add_message(pattern, locality(g, h), bytes);
+    if (record) open_of(pattern)[a].emplace_back(b, bytes);
     if (a == b) return;
     out.matrix[a][b] += bytes;
     peers_all[a].insert(b);
@@ -42,7 +51,15 @@ struct Planner {
     if (p.empty()) p.resize(out.ranks);
     p[a].insert(b);
   }
-  void call(const std::string& pattern, int g) { out.per_rank[world_of_grid[g]].add_call(pattern); }
+  void call(const std::string& pattern, int g) {
+    const int a = world_of_grid[g];
+    out.per_rank[a].add_call(pattern);
+    if (!record) return;
+    auto& calls = out.exchanges[pattern];
+    if (calls.empty()) calls.resize(out.ranks);
+    calls[a].push_back(std::move(open_of(pattern)[a]));
+    open_of(pattern)[a].clear();
+  }
 };
 
 // The cutoff solver's messages of every Birkhoff-Rott call, each estimated from the initial
@@ -78,7 +95,7 @@ bool dry_run_uses_nccl(const RunConfig& c, int ranks) {
   return c.gpu_transport == "nccl" || (c.gpu_transport == "auto" && ranks > 1 && comm::nccl_built());
 }
 
-DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
+DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanOptions opt) {
   const bool br = c.model.order != model::Order::Low;
   const bool cutoff = br && c.model.br.cutoff_solver;
   DryRunPlan out;
@@ -103,7 +120,7 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node) {
                         "(what Open MPI does); a real run reports the order it got");
   }
   out.grid_rank_of_rank = cells;
-  Planner p{out, std::vector<int>(ranks), std::vector<std::set<int>>(ranks), {}};
+  Planner p{out, std::vector<int>(ranks), std::vector<std::set<int>>(ranks), {}, opt.exchanges, {}};
   for (int r = 0; r < ranks; ++r) p.world_of_grid[cells[r]] = r;
   out.per_rank.resize(ranks);
   out.matrix.resize(ranks);

@@ -33,6 +33,16 @@ struct DryRunPlan {
   // cutoff solver's "migrate" and "ghost"; app/dry_run_cutoff.hpp), sorted.
   std::vector<std::string> estimated;
   bool nccl = false;  // halo, FFT reshapes, ring and migration travel over the NCCL transport
+  // With PlanOptions::exchanges: per pattern and world rank, every exchange (call) of one step in
+  // the planner's order, each the (destination world rank, bytes) of its messages
+  // (app/message_sets.hpp, beatnik-commbench and --bounds).
+  std::map<std::string, std::vector<std::vector<std::vector<std::pair<int, long>>>>> exchanges;
+  std::vector<std::string> unplanned;  // with skip_unplanned: the patterns left out, and why
+};
+
+struct PlanOptions {
+  bool exchanges = false;       // fill DryRunPlan::exchanges
+  bool skip_unplanned = false;  // leave out (and name) patterns it cannot plan instead of refusing
 };
 
 // Birkhoff-Rott solves per step (one per derivative evaluation of TVD-RK3, medium and high order);
@@ -46,6 +56,6 @@ bool dry_run_uses_nccl(const RunConfig& c, int ranks);
 
 // P = ranks (the configuration was made for them). ranks_per_node: 0 = all ranks on one node.
 // NotAvailable for what the dry run cannot plan.
-DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node);
+DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanOptions opt = {});
 
 }  // namespace beatnik::app

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "beatnik/app/bounds_report.hpp"
 #include "beatnik/app/dry_run.hpp"
 #include "beatnik/app/mpi_main.hpp"
 #include "beatnik/app/options.hpp"
@@ -21,6 +22,7 @@
 #include "beatnik/app/simulation.hpp"
 #include "beatnik/app/trace_output.hpp"
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/region_delay.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/io/state_csv.hpp"
 
@@ -57,6 +59,7 @@ int run(int argc, char** argv, int rank, int size) {
   // 1. Options and configuration: deterministic on every rank, no communication.
   app::Options opts;
   app::RunConfig cfg;
+  std::function<double(const std::string&)> slowdown;  // test hook (app/bounds_report.hpp)
   try {
     std::string text;
     if (app::parse_options(argc, argv, opts, text) == app::ParseOutcome::Exit) {
@@ -73,6 +76,7 @@ int run(int argc, char** argv, int rank, int size) {
     }
     cfg = app::make_run_config(opts, size);
     app::validate_io_options(opts);
+    slowdown = app::test_slowdown_from_environment();
   } catch (const NotAvailable& e) {
     say_error(e.what());
     return 2;
@@ -89,6 +93,7 @@ int run(int argc, char** argv, int rank, int size) {
     if (bad_path.empty()) bad_path = unwritable(opts.write_state, "--write-state");
     if (bad_path.empty()) bad_path = unwritable(opts.trace, "--trace");
     if (bad_path.empty()) bad_path = unwritable(opts.trace_goal, "--trace-goal");
+    if (bad_path.empty() && !opts.bounds.empty()) bad_path = app::bounds_file_problem(opts.bounds);
   }
   int bad = bad_path.empty() ? 0 : 1;
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -110,6 +115,7 @@ int run(int argc, char** argv, int rank, int size) {
 
   std::vector<std::string> args(argv, argv + argc);
   app::Simulation sim(MPI_COMM_WORLD, cfg);
+  if (slowdown) region_delay_hook = slowdown;
   if (opts.input) {
     try {
       app::load_input(sim, input);
@@ -204,6 +210,7 @@ int run(int argc, char** argv, int rank, int size) {
   if (writer) {
     doc["io"] = io_report;
     doc["steps"]["first"] = sim.first_step();
+    if (!opts.bounds.empty()) app::add_bounds(doc, cfg, size, opts.bounds);
     if (opts.input) doc["input"] = {{"file", *opts.input}, {"kind", input.checkpoint ? "checkpoint" : "surface"}};
     if (code == app::kExitStopped) doc["status"] = "stopped";
     if (outcome.completed && !cfg.skeleton && doc["checksums"]["nonfinite_values"].get<long>() > 0) code = 3;

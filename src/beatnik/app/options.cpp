@@ -122,6 +122,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--results", o.results, "Write a JSON results file")->group(W);
   app.add_option("--trace", o.trace, "Write every rank's phases and messages of every step as Chrome trace-event JSON (Perfetto; docs/traces.md)")->group(W);
   app.add_option("--trace-goal", o.trace_goal, "Write the measured steps' messages and computation as a LogGOPSim GOAL schedule (docs/traces.md)")->group(W);
+  app.add_option("--bounds", o.bounds, "Bounds file of beatnik-commbench: the summary and results give each pattern's GB/s and % of achievable (docs/commbench.md)")->group(W);
   app.add_option("--write-state", o.write_state, "Write the final state as CSV (i,j,x,y,z,w1,w2)")->group(W);
   app.add_option("--write-state-every", o.write_state_every, "Also write the state every k steps (FILE gets a _stepNNNNNN suffix)")->group(W);
   app.add_option("--progress-every", o.progress_every, "Progress line every k steps (0 = none; default: automatic)")->group(W);

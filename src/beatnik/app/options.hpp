@@ -69,6 +69,7 @@ struct Options {
   std::string results;
   std::string trace;       // --trace FILE: Chrome trace-event JSON (docs/traces.md)
   std::string trace_goal;  // --trace-goal FILE: LogGOPSim GOAL schedule
+  std::string bounds;      // --bounds FILE: beatnik-commbench's bounds (docs/commbench.md)
   std::string write_state;
   long write_state_every = 0;
   long progress_every = -1;  // -1: automatic

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "beatnik/app/bounds_report.hpp"
 #include "beatnik/app/cases.hpp"
 #include "beatnik/app/br_check_report.hpp"
 #include "beatnik/app/load_report.hpp"
@@ -454,14 +455,15 @@ void print_summary(const json& doc) {
   for (auto& [neg, n] : order) row(n);
 
   fmt::print("\nCommunication (all ranks, per step)\n");
-  fmt::print("  {:<10} {:>14} {:>14} {:>14} {:>12}\n", "pattern", "self B", "on-node B", "off-node B", "msgs");
+  fmt::print("  {:<10} {:>14} {:>14} {:>14} {:>12}{}\n", "pattern", "self B", "on-node B", "off-node B", "msgs",
+             bounds_header(doc));
   const long steps = std::max(static_cast<long>(doc["steps"]["seconds"].size()), 1L);
   for (auto& [p, s] : doc["communication"].items()) {
     long msgs = 0;
     for (auto& [k, v] : s["messages_total"].items()) msgs += v.get<long>();
-    fmt::print("  {:<10} {:>14.0f} {:>14.0f} {:>14.0f} {:>12.1f}\n", p, s["bytes_per_step_total"]["self"].get<double>(),
+    fmt::print("  {:<10} {:>14.0f} {:>14.0f} {:>14.0f} {:>12.1f}{}\n", p, s["bytes_per_step_total"]["self"].get<double>(),
                s["bytes_per_step_total"]["on_node"].get<double>(), s["bytes_per_step_total"]["off_node"].get<double>(),
-               double(msgs) / steps);
+               double(msgs) / steps, bounds_columns(s));
   }
   print_step_statistics(doc);
   const json& perf = doc["performance"];

@@ -1,6 +1,9 @@
 #include "beatnik/base/timers.hpp"
 
+#include <thread>
+
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/region_delay.hpp"
 #include "beatnik/base/trace.hpp"
 
 #if defined(BEATNIK_WITH_NVTX)
@@ -8,6 +11,8 @@
 #endif
 
 namespace beatnik {
+
+std::function<double(const std::string&)> region_delay_hook;
 
 Timers::Timers() = default;
 Timers::~Timers() = default;
@@ -24,6 +29,11 @@ void Timers::start(const std::string& name) {
   if (trace_) trace_->phase_start(name, wall_seconds());
   if (clock_) open_device_[name] = clock_->record();
   else open_[name] = Clock::now();
+  // At the start, so that the pattern's own exchange (after it) absorbs the ranks' different
+  // wake-up times and the next pattern starts in step. Sleeps: a spin would use up the rank's
+  // share of an oversubscribed core and get it preempted in later patterns.
+  if (region_delay_hook)
+    if (const double d = region_delay_hook(name); d > 0) std::this_thread::sleep_for(std::chrono::duration<double>(d));
 }
 
 void Timers::stop(const std::string& name) {
