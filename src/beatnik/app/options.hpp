@@ -44,6 +44,7 @@ struct Options {
   std::optional<double> tree_theta;
   std::optional<int> tree_degree;
   std::optional<int> tree_leaf;
+  std::string let_strategy = "alltoallv";
   long br_check = 0;
   std::vector<long> load_snapshot;
   // Time stepping

@@ -10,6 +10,7 @@
 #include "beatnik/app/grid_choice.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
+#include "beatnik/comm/let/registry.hpp"
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/exec/memory.hpp"
@@ -94,8 +95,8 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
   return o.br_strategy;
 }
 
-// -S tree: θ and degree from --br-tolerance's table unless given; one rank on the host for now.
-void configure_tree(const Options& o, int ranks, RunConfig& c) {
+// -S tree: θ and degree from --br-tolerance's table unless given; the LET strategy; host only for now.
+void configure_tree(const Options& o, RunConfig& c) {
   auto& b = c.model.br;
   require(std::isfinite(o.br_tolerance) && o.br_tolerance > 0 && o.br_tolerance < 1,
           "--br-tolerance must lie between 0 and 1");
@@ -112,9 +113,14 @@ void configure_tree(const Options& o, int ranks, RunConfig& c) {
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");
   if (!b.tree_solver) return;
   if (c.space == exec::Space::Device) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
-  if (ranks > 1)
-    throw NotAvailable("-S tree runs on one rank only for now: the locally essential tree exchange is not "
-                       "available yet (run with 1 rank, or -S exact / cutoff)");
+  try {
+    comm::let::find_strategy(o.let_strategy);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--let-strategy: ") + e.what());
+  } catch (const NotAvailable& e) {
+    throw NotAvailable(std::string("--let-strategy: ") + e.what());
+  }
+  b.let_strategy = o.let_strategy;
 }
 
 }  // namespace
@@ -294,7 +300,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   } else if (o.solver == "cutoff") {
     c.warnings.push_back("-S cutoff is ignored at low order (no Birkhoff-Rott solve; as the reference)");
   }
-  configure_tree(o, ranks, c);
+  configure_tree(o, c);
   require(o.br_check >= 0 && o.br_check <= long(c.geometry.nodes[0]) * c.geometry.nodes[1],
           "--br-check takes 0 (off) up to the number of mesh nodes");
   if (o.br_check > 0 && c.model.order != model::Order::Low) {

@@ -152,6 +152,13 @@ json config_json(const Simulation& sim) {
                            {"spatial_grid", c.procs},
                            {"migrate_strategy", b.migrate_strategy},
                            {"bytes_per_particle", {{"to_spatial", 48}, {"ghost", 48}, {"to_surface", 24}}}};
+    if (b.tree_solver)
+      j["br"]["tree"] = {{"theta", b.tree_theta},
+                         {"degree", b.tree_degree},
+                         {"leaf", b.tree_leaf},
+                         {"spatial_partition", mesh::to_string(b.partition)},
+                         {"migrate_strategy", b.migrate_strategy},
+                         {"let_strategy", b.let_strategy}};
   }
   j["tau"] = c.tau;
   j["dt"] = c.dt;
@@ -324,13 +331,19 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   perf["max_rss_bytes_max_rank"] = rss;
   perf["rss_bytes_per_node_max_rank"] = rss_per_node;
   if (const auto* tree = dynamic_cast<const model::TreeBRSolver*>(sim.model().br_solver())) {
-    // Tree BR (one rank): interactions per BR call, directly and through cluster proxies.
+    // Tree BR: interactions per BR call (all ranks), directly and through cluster proxies; the
+    // LET bytes a rank sent per call (the largest rank).
     const auto& t = tree->totals();
     const double calls = t.calls > 0 ? double(t.calls) : 1.0;
+    double sums[3] = {double(t.direct_pairs), double(t.cluster_terms), double(t.proxy_pairs)};
+    double let_max = double(t.let_bytes);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, c);
+    MPI_Allreduce(MPI_IN_PLACE, &let_max, 1, MPI_DOUBLE, MPI_MAX, c);
     perf["br_tree"] = {{"calls", t.calls},
-                       {"direct_pairs_per_call", t.direct_pairs / calls},
-                       {"cluster_terms_per_call", t.cluster_terms / calls},
-                       {"proxy_pairs_per_call", t.proxy_pairs / calls}};
+                       {"direct_pairs_per_call", sums[0] / calls},
+                       {"cluster_terms_per_call", sums[1] / calls},
+                       {"proxy_pairs_per_call", sums[2] / calls},
+                       {"let_bytes_per_call_max_rank", let_max / calls}};
   }
   if (!sim.br_check_series().empty()) doc["br_check"] = br_check_json(sim.br_check_series());
   json load = load_balance_json(sim);
@@ -392,9 +405,12 @@ void print_banner(const Simulation& sim) {
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
     if (b.tree_solver)
-      fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}\n", b.tree_theta, b.tree_degree,
-                 b.tree_leaf, b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
-                                        : std::string("fixed 3x3 images"));
+      fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
+                 "migration {}, LET {}\n",
+                 b.tree_theta, b.tree_degree, b.tree_leaf,
+                 b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
+                           : std::string("fixed 3x3 images"),
+                 mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy);
     else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
                  "partition on {} x {}, migration {}\n",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_block.hpp"
@@ -10,26 +11,6 @@
 
 namespace beatnik::model {
 namespace {
-
-// The nearest image of separation r as an integer (−1, 0, 1; image_centre / L).
-int nearest(double r, double L, double half) {
-  const double c = image_centre(r, L, half);
-  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
-}
-
-enum class Cover { None, Partial, Full };
-
-// Which pairs of a batch (box lo_b..hi_b) and a cluster (lo_c..hi_c) take image m along one
-// dimension: every pair, some or none (pair (t, s) takes m when |m − a₀(t − s)| ≤ K).
-Cover cover(double lo_b, double hi_b, double lo_c, double hi_c, int m, const BRImages& img, int d) {
-  if (img.period[d] <= 0.0) return Cover::Full;  // a single image, m = 0
-  const double L = img.period[d], h = img.centring_half(d);
-  const int a_lo = nearest(lo_b - hi_c, L, h), a_hi = nearest(hi_b - lo_c, L, h);
-  const int k = img.k;
-  if (m - k <= a_lo && a_hi <= m + k) return Cover::Full;
-  if (a_hi < m - k || a_lo > m + k) return Cover::None;
-  return Cover::Partial;
-}
 
 // Interpolation degree along a side of width w of a box whose longest side is wmax: p on the
 // longest side, fewer on a thin side, so that (w/R)^{p_d} ≈ (wmax/R)^p at R = wmax/θ; 0 (one
@@ -83,20 +64,37 @@ TreeParameters tree_parameters(double tolerance) {
 }
 
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
-                           double epsilon, comm::CommStats*, Timers* timers)
-    : mesh_(mesh), settings_(settings), eps_(epsilon), timers_(timers) {
+                           double epsilon, comm::CommStats* stats, Timers* timers)
+    : mesh_(mesh),
+      settings_(settings),
+      eps_(epsilon),
+      timers_(timers),
+      spatial_(mesh.grid().comm(), mesh.grid().dims(),
+               {-0.5 * mesh.geometry().period[0], -0.5 * mesh.geometry().period[1]},
+               {0.5 * mesh.geometry().period[0], 0.5 * mesh.geometry().period[1]}, settings.partition,
+               exec::Space::Host),
+      by_dest_(exec::Space::Host),
+      recv_(exec::Space::Host, 0),
+      let_recv_(exec::Space::Host, 0) {
   if (space != exec::Space::Host) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
-  if (mesh.grid().size() > 1)
-    throw NotAvailable("-S tree runs on one rank only for now (the locally essential tree exchange is not available yet)");
   if (settings.tree_degree < 0 || settings.tree_degree > kMaxDegree)
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kMaxDegree));
+  rank_ = mesh.grid().rank();
+  size_ = mesh.grid().size();
   const auto& geo = mesh.geometry();
-  images_.k = settings.images;
-  images_.centred = settings.centred;
-  for (int d = 0; d < 2; ++d) images_.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
+  BRImages images;
+  images.k = settings.images;
+  images.centred = settings.centred;
+  for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
+  rules_ = tree::make_rules(images, settings.tree_theta);
   n_ = mesh.layout().owned_count();
   pts_.resize(6 * n_);
-  sorted_.resize(6 * n_);
+  keys_.resize(n_);
+  send_.resize(6 * n_);
+  back_recv_.resize(3 * n_);
+  migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), exec::Space::Host, settings.migrate_strategy,
+                                               mesh.locality(), stats);
+  let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats);
 }
 
 std::vector<TreeLoad> TreeBRSolver::take_loads() {
@@ -106,8 +104,14 @@ std::vector<TreeLoad> TreeBRSolver::take_loads() {
 }
 
 size_t TreeBRSolver::buffer_bytes() const {
-  size_t b = (pts_.size() + sorted_.size() + proxies_.size() + acc_near_.size() + acc_far_.size()) * sizeof(double);
-  b += proxy_start_.size() * sizeof(long) + proxy_count_.size() * sizeof(int);
+  size_t b = (pts_.size() + send_.size() + recv_.size() + own_.size() + let_send_.size() + let_recv_.size() +
+              acc_near_.size() + acc_far_.size() + back_send_.size() + back_recv_.size()) *
+             sizeof(double);
+  b += keys_.size() * sizeof(int);
+  for (const auto& t : sources_) {
+    b += (t.pts.size() + t.proxies.size()) * sizeof(double) + t.clusters.size() * sizeof(search::Cluster);
+    b += t.proxy_start.size() * sizeof(long) + t.proxy_count.size() * sizeof(int) + t.full.size();
+  }
   for (const auto* l : {&near_, &far_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
   return b;
@@ -115,15 +119,33 @@ size_t TreeBRSolver::buffer_bytes() const {
 
 void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
   load_ = TreeLoad{};
-  load_.particles = n_;
+  load_.surface = n_;
+  {
+    Timers::Scope t(timers_, "br.tree.to_spatial");
+    pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
+    to_spatial();
+  }
+  if (broken_) {
+    // Non-finite positions (the health check stops the run after this step): NaN velocities.
+    const mesh::FieldView o = out.view();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int i = 0; i < mesh_.layout().ni; ++i)
+      for (int j = 0; j < mesh_.layout().nj; ++j) o(0, i, j) = o(1, i, j) = o(2, i, j) = nan;
+    loads_.push_back(load_);
+    return;
+  }
+  load_.particles = nown_;
   {
     Timers::Scope t(timers_, "br.tree.build");
-    pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
     build();
   }
   {
     Timers::Scope t(timers_, "br.tree.upward");
     upward();
+  }
+  {
+    Timers::Scope t(timers_, "br.tree.let");
+    exchange_let();
   }
   {
     Timers::Scope t(timers_, "br.tree.compute");
@@ -140,42 +162,72 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
       far();
     }
   }
-  const mesh::FieldView o = out.view();
-  const int nj = mesh_.layout().nj;
-  const std::vector<long>& order = tree_.order();
-  const long n = n_;
-#pragma omp parallel for
-  for (long q = 0; q < n; ++q) {
-    const long k = order[q];
-    const int i = static_cast<int>(k / nj), j = static_cast<int>(k % nj);
-    for (int c = 0; c < 3; ++c) o(c, i, j) = acc_near_[c * n + q] + acc_far_[c * n + q];
+  {
+    Timers::Scope t(timers_, "br.tree.to_surface");
+    to_surface(out);
   }
   loads_.push_back(load_);
   ++totals_.calls;
   totals_.direct_pairs += load_.direct_pairs;
   totals_.cluster_terms += load_.cluster_terms;
   totals_.proxy_pairs += load_.proxy_pairs;
+  totals_.let_bytes += load_.let_bytes;
 }
 
-// The tree over the positions, and the particles in tree order.
-void TreeBRSolver::build() {
+// Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
+// solver: records of 6 grouped by destination).
+void TreeBRSolver::to_spatial() {
   const long n = n_;
-  tree_.build(pts_.data(), pts_.data() + n, pts_.data() + 2 * n, n, settings_.tree_leaf);
-  const std::vector<long>& order = tree_.order();
+  const double* p = pts_.data();
+  broken_ = !spatial_.update(p, p + n, n);
+  if (broken_) return;
+  const mesh::SpatialView v = spatial_.host_view();
+  for (long k = 0; k < n; ++k) keys_[k] = v.owner(p[k], p[n + k]);
+  by_dest_.sort(keys_.data(), n, size_);
+  const std::vector<long>& off = by_dest_.host_offsets();
+  send_counts_.assign(size_, 0);
+  for (int r = 0; r < size_; ++r) send_counts_[r] = off[r + 1] - off[r];
+  const long* order = by_dest_.order();
 #pragma omp parallel for
   for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 6; ++c) sorted_[c * n + q] = pts_[c * n + order[q]];
-  load_.clusters = static_cast<long>(tree_.clusters().size());
+    for (int c = 0; c < 6; ++c) send_[q * 6 + c] = p[c * n + order[q]];
+  migrator_->exchange(send_counts_, send_.data(), 6, recv_counts_, recv_, "migrate");
+  nown_ = 0;
+  for (long c : recv_counts_) nown_ += c;
+}
+
+// The tree over the owned particles, and the particles in tree order (sources_[0]).
+void TreeBRSolver::build() {
+  const long n = nown_;
+  own_.resize(6 * n);
+  const double* rec = recv_.data();
+#pragma omp parallel for
+  for (long k = 0; k < n; ++k)
+    for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
+  tree_.build(own_.data(), own_.data() + n, own_.data() + 2 * n, n, settings_.tree_leaf);
+  const std::vector<long>& order = tree_.order();
+  sources_.resize(1);
+  tree::SourceTree& t = sources_[0];
+  t.n = n;
+  t.remote = false;
+  t.clusters = tree_.clusters();
+  t.full.assign(t.clusters.size(), 1);
+  t.pts.resize(6 * n);
+#pragma omp parallel for
+  for (long q = 0; q < n; ++q)
+    for (int c = 0; c < 6; ++c) t.pts[c * n + q] = own_[c * n + order[q]];
+  load_.clusters = static_cast<long>(t.clusters.size());
 }
 
 // Proxy sources of every cluster with more sources than proxies, straight from its sources.
 void TreeBRSolver::upward() {
-  const auto& cl = tree_.clusters();
+  tree::SourceTree& t = sources_[0];
+  const auto& cl = t.clusters;
   const int nc = static_cast<int>(cl.size());
   const int p = settings_.tree_degree;
   const double theta = settings_.tree_theta;
-  proxy_start_.assign(nc, -1);
-  proxy_count_.assign(nc, 0);
+  t.proxy_start.assign(nc, -1);
+  t.proxy_count.assign(nc, 0);
   long total = 0;
   std::vector<int> deg(3 * size_t(nc));
   for (int c = 0; c < nc; ++c) {
@@ -187,22 +239,22 @@ void TreeBRSolver::upward() {
       m *= deg[3 * c + d] + 1;
     }
     if (theta > 0.0 && cl[c].count() > m) {
-      proxy_start_[c] = total;
-      proxy_count_[c] = m;
+      t.proxy_start[c] = total;
+      t.proxy_count[c] = m;
       total += 6L * m;
     }
   }
-  proxies_.assign(total, 0.0);
-  const long n = n_;
-  const double* xs = sorted_.data();
+  t.proxies.assign(total, 0.0);
+  const long n = t.n;
+  const double* xs = t.pts.data();
 #pragma omp parallel for schedule(dynamic, 1)
   for (int c = 0; c < nc; ++c) {
-    if (proxy_start_[c] < 0) continue;
-    const int m = proxy_count_[c];
+    if (t.proxy_start[c] < 0) continue;
+    const int m = t.proxy_count[c];
     const int* dg = &deg[3 * c];
     double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
     for (int d = 0; d < 3; ++d) chebyshev(cl[c].lo[d], cl[c].hi[d], dg[d], s[d], w[d]);
-    double* px = &proxies_[proxy_start_[c]];
+    double* px = &t.proxies[t.proxy_start[c]];
     const int n1 = dg[1] + 1, n2 = dg[2] + 1;
     for (int a = 0; a <= dg[0]; ++a)
       for (int b = 0; b <= dg[1]; ++b)
@@ -229,68 +281,92 @@ void TreeBRSolver::upward() {
   }
 }
 
-// The interaction lists of every batch: each image the batch's pairs can take, down the tree.
+// The locally essential tree: every rank's box to every rank, this rank's part for each other
+// rank (from that rank's box), the parts for this rank in, one SourceTree per sending rank.
+void TreeBRSolver::exchange_let() {
+  double mine[tree::kBoxWidth];
+  tree::box_record(sources_[0], mine);
+  const std::vector<double> boxes = let_->allgather(mine, tree::kBoxWidth);
+  box_ = tree::box_from_record(&boxes[size_t(rank_) * tree::kBoxWidth]);
+  let_send_.clear();
+  let_send_counts_.assign(size_, 0);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const search::Cluster target = tree::box_from_record(&boxes[size_t(r) * tree::kBoxWidth]);
+    let_send_counts_[r] = tree::pack_let(sources_[0], target, rules_, let_send_);
+  }
+  let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
+  const double* in = let_recv_.data();
+  for (int r = 0; r < size_; ++r) {
+    if (let_recv_counts_[r] > 0) {
+      sources_.push_back(tree::unpack_let(in, let_recv_counts_[r]));
+      load_.let_clusters += static_cast<long>(sources_.back().clusters.size());
+      load_.let_particles += sources_.back().n;
+    }
+    in += let_recv_counts_[r];
+  }
+  for (long c : let_send_counts_) load_.let_bytes += c * long(sizeof(double));
+}
+
+// The interaction lists of every batch: each image the batch's pairs can take, down this rank's
+// tree and each LET part.
 void TreeBRSolver::lists() {
+  const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(leaves.size());
+  const int nb = nown_ > 0 ? static_cast<int>(leaves.size()) : 0;
+  const int nt = static_cast<int>(sources_.size());
   near_.resize(nb);
   far_.resize(nb);
-  int lo[2], hi[2];
-  for (int d = 0; d < 2; ++d) {
-    const int reach = images_.period[d] > 0.0 ? images_.k + (images_.centred ? 1 : 0) : 0;
-    lo[d] = -reach;
-    hi[d] = reach;
-  }
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < nb; ++b) {
     near_[b].clear();
     far_[b].clear();
-    for (int mx = lo[0]; mx <= hi[0]; ++mx)
-      for (int my = lo[1]; my <= hi[1]; ++my) visit(leaves[b], 0, mx, my, false, near_[b], far_[b]);
+    for (int s = 0; s < nt; ++s)
+      for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
+        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my)
+          visit(cl[leaves[b]], s, 0, mx, my, false, near_[b], far_[b]);
   }
 }
 
-void TreeBRSolver::visit(int batch, int cluster, int mx, int my, bool full, std::vector<Term>& near,
-                         std::vector<Term>& far) const {
-  const auto& cl = tree_.clusters();
-  const search::Cluster &B = cl[batch], &C = cl[cluster];
+// A LET part never needs more than was sent: a cluster the receiver cannot take through its
+// proxies was opened by its owner, or came with all its sources (tree_let.hpp).
+void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, int my, bool full,
+                         std::vector<Term>& near, std::vector<Term>& far) const {
+  const tree::SourceTree& S = sources_[s];
+  const search::Cluster& C = S.clusters[cluster];
+  auto direct = [&](bool partial) {
+    if (!S.full[cluster]) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
+    near.push_back({s, cluster, mx, my, partial});
+  };
   if (!full) {
-    const Cover cx = cover(B.lo[0], B.hi[0], C.lo[0], C.hi[0], mx, images_, 0);
-    const Cover cy = cover(B.lo[1], B.hi[1], C.lo[1], C.hi[1], my, images_, 1);
-    if (cx == Cover::None || cy == Cover::None) return;
-    if (cx == Cover::Partial || cy == Cover::Partial) {
-      if (C.leaf()) {
-        near.push_back({cluster, mx, my, true});
-      } else {
-        for (int c : C.child) visit(batch, c, mx, my, false, near, far);
-      }
+    const tree::Cover cv = tree::cover(B, C, mx, my, rules_.images);
+    if (cv == tree::Cover::None) return;
+    if (cv == tree::Cover::Partial) {
+      if (C.leaf()) return direct(true);
+      for (int c : C.child) visit(B, s, c, mx, my, false, near, far);
       return;
     }
   }
-  // Every pair takes this image: the separation test on the shifted cluster.
-  const double ox = mx * images_.period[0], oy = my * images_.period[1];
-  const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
-  const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
-  if (B.radius() + C.radius() < settings_.tree_theta * R) {
-    if (proxy_start_[cluster] >= 0) far.push_back({cluster, mx, my, false});
-    else near.push_back({cluster, mx, my, false});
-  } else if (C.leaf()) {
-    near.push_back({cluster, mx, my, false});
-  } else {
-    for (int c : C.child) visit(batch, c, mx, my, true, near, far);
-  }
+  // Every pair takes this image: the separation test on the shifted cluster (for a LET part,
+  // also the owner's test against this rank's whole box).
+  const bool sep = tree::separated(B, C, mx, my, rules_) || (S.remote && tree::separated(box_, C, mx, my, rules_));
+  if (sep && S.proxies_of(cluster)) far.push_back({s, cluster, mx, my, false});
+  else if ((sep && S.full[cluster]) || C.leaf()) direct(false);
+  else
+    for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
 }
 
 // Direct sums: every target of a batch against the sources of its near clusters.
 void TreeBRSolver::near() {
-  const long n = n_;
+  const tree::SourceTree& T = sources_[0];
+  const long n = T.n;
   acc_near_.assign(3 * n, 0.0);
-  const double *xs = sorted_.data(), *ys = xs + n, *zs = ys + n, *qx = zs + n, *qy = qx + n, *qz = qy + n;
-  const auto& cl = tree_.clusters();
+  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(leaves.size());
-  const BRImages img = images_;
-  const double L0 = img.period[0], L1 = img.period[1], h0 = img.centring_half(0), h1 = img.centring_half(1);
+  const int nb = static_cast<int>(near_.size());
+  const BRImages img = rules_.images;
+  const double L0 = img.period[0], L1 = img.period[1];
   const int K = img.k;
   const double eps = eps_;
   long pairs = 0;
@@ -300,19 +376,22 @@ void TreeBRSolver::near() {
     for (long t = B.begin; t < B.end; ++t) {
       double u[3] = {0.0, 0.0, 0.0};
       for (const Term& e : near_[b]) {
-        const search::Cluster& C = cl[e.cluster];
+        const tree::SourceTree& S = sources_[e.tree];
+        const long ns = S.n;
+        const double *xs = S.pts.data(), *ys = xs + ns, *zs = ys + ns, *qx = zs + ns, *qy = qx + ns, *qz = qy + ns;
+        const search::Cluster& C = S.clusters[e.cluster];
         const double ox = e.mx * L0, oy = e.my * L1;
         if (!e.partial) {
-          br_tile_host(xs[t], ys[t], zs[t], xs, ys, zs, qx, qy, qz, C.begin, C.end, ox, oy, 0.0, 0.0, 0.0, 0.0,
+          br_tile_host(xt[t], yt[t], zt[t], xs, ys, zs, qx, qy, qz, C.begin, C.end, ox, oy, 0.0, 0.0, 0.0, 0.0,
                        eps, u);
           pairs += C.count();
           continue;
         }
         // The window's edge: only the pairs whose nearest image is within K of m.
         for (long s = C.begin; s < C.end; ++s) {
-          if (L0 > 0.0 && std::abs(e.mx - nearest(xs[t] - xs[s], L0, h0)) > K) continue;
-          if (L1 > 0.0 && std::abs(e.my - nearest(ys[t] - ys[s], L1, h1)) > K) continue;
-          br_pair(xs[t], ys[t], zs[t], xs[s] + ox, ys[s] + oy, zs[s], qx[s], qy[s], qz[s], eps, u[0], u[1], u[2]);
+          if (L0 > 0.0 && std::abs(e.mx - tree::nearest(xt[t] - xs[s], img, 0)) > K) continue;
+          if (L1 > 0.0 && std::abs(e.my - tree::nearest(yt[t] - ys[s], img, 1)) > K) continue;
+          br_pair(xt[t], yt[t], zt[t], xs[s] + ox, ys[s] + oy, zs[s], qx[s], qy[s], qz[s], eps, u[0], u[1], u[2]);
           ++pairs;
         }
       }
@@ -324,13 +403,14 @@ void TreeBRSolver::near() {
 
 // Far field: every target of a batch against the proxies of its far clusters.
 void TreeBRSolver::far() {
-  const long n = n_;
+  const tree::SourceTree& T = sources_[0];
+  const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
-  const double *xs = sorted_.data(), *ys = xs + n, *zs = ys + n;
-  const auto& cl = tree_.clusters();
+  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(leaves.size());
-  const double L0 = images_.period[0], L1 = images_.period[1];
+  const int nb = static_cast<int>(far_.size());
+  const double L0 = rules_.images.period[0], L1 = rules_.images.period[1];
   const double eps = eps_;
   long terms = 0, pairs = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : terms, pairs)
@@ -339,9 +419,10 @@ void TreeBRSolver::far() {
     for (long t = B.begin; t < B.end; ++t) {
       double u[3] = {0.0, 0.0, 0.0};
       for (const Term& e : far_[b]) {
-        const int m = proxy_count_[e.cluster];
-        const double* px = &proxies_[proxy_start_[e.cluster]];
-        br_tile_host(xs[t], ys[t], zs[t], px, px + m, px + 2 * m, px + 3 * m, px + 4 * m, px + 5 * m, 0, m,
+        const tree::SourceTree& S = sources_[e.tree];
+        const int m = S.proxy_count[e.cluster];
+        const double* px = &S.proxies[S.proxy_start[e.cluster]];
+        br_tile_host(xt[t], yt[t], zt[t], px, px + m, px + 2 * m, px + 3 * m, px + 4 * m, px + 5 * m, 0, m,
                      e.mx * L0, e.my * L1, 0.0, 0.0, 0.0, 0.0, eps, u);
         pairs += m;
       }
@@ -351,6 +432,27 @@ void TreeBRSolver::far() {
   }
   load_.cluster_terms = terms;
   load_.proxy_pairs = pairs;
+}
+
+// Velocities back to the surface owners, block by block in the order they came, then into `out`.
+void TreeBRSolver::to_surface(const mesh::Field& out) {
+  const long n = nown_;
+  back_send_.resize(3 * n);
+  const std::vector<long>& order = tree_.order();  // tree position -> received particle
+#pragma omp parallel for
+  for (long q = 0; q < n; ++q)
+    for (int c = 0; c < 3; ++c) back_send_[order[q] * 3 + c] = acc_near_[c * n + q] + acc_far_[c * n + q];
+  migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
+  const mesh::FieldView o = out.view();
+  const long* by = by_dest_.order();
+  const int nj = mesh_.layout().nj;
+  const long ns = n_;
+#pragma omp parallel for
+  for (long q = 0; q < ns; ++q) {
+    const long k = by[q];
+    const int i = static_cast<int>(k / nj), j = static_cast<int>(k % nj);
+    for (int c = 0; c < 3; ++c) o(c, i, j) = back_recv_[q * 3 + c];
+  }
 }
 
 }  // namespace beatnik::model

@@ -15,17 +15,27 @@
 // each pair is tested (the window's edge, (K+½)·L from the target). With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// One rank, host only, for now: the locally essential tree (distributed) and the device
-// version are not available yet (the program refuses them). Timer regions br.tree.build,
-// br.tree.upward, br.tree.compute (.lists, .near, .far inside it).
+// Any rank count (host only; the device version is refused): the particles live on the cutoff
+// solver's spatial decomposition (--spatial-partition) and travel there and back by the
+// migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
+// the parts of the other ranks' trees that its targets need (the locally essential tree,
+// model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
+// br.tree.build, br.tree.upward, br.tree.let, br.tree.compute (.lists, .near, .far inside it),
+// br.tree.to_surface.
+#include <memory>
 #include <vector>
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/let/let_exchange.hpp"
+#include "beatnik/comm/migrate/migrator.hpp"
+#include "beatnik/exec/counting_sort.hpp"
 #include "beatnik/exec/memory.hpp"
+#include "beatnik/mesh/spatial_decomposition.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
+#include "beatnik/model/tree_let.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
 namespace beatnik::model {
@@ -41,11 +51,15 @@ inline constexpr int kTreeMaxDegree = 24;
 
 // One velocity() call on this rank.
 struct TreeLoad {
-  long particles = 0;       // targets (= sources) on this rank
+  long surface = 0;         // owned surface nodes
+  long particles = 0;       // targets (= own sources) on this rank: particles owned in space
   long clusters = 0;        // clusters in the tree
   long direct_pairs = 0;    // (target, source image) pairs summed directly, the self pair included
   long cluster_terms = 0;   // (target, cluster image) interactions through proxies
   long proxy_pairs = 0;     // (target, proxy) pairs those cost
+  long let_clusters = 0;    // clusters of other ranks' trees received (the LET)
+  long let_particles = 0;   // sources of other ranks received
+  long let_bytes = 0;       // LET bytes sent to other ranks
 };
 
 class TreeBRSolver : public BRSolver {
@@ -57,41 +71,60 @@ class TreeBRSolver : public BRSolver {
   std::vector<TreeLoad> take_loads();
   // Sums over every call since construction (the results' interaction counts).
   struct Totals {
-    long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0;
+    long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
   };
   const Totals& totals() const { return totals_; }
+  const mesh::SpatialDecomposition& spatial() const { return spatial_; }
 
  private:
   struct Term {  // one entry of a batch's interaction list
+    int tree;      // sources_ index: 0 this rank's tree, then the LET parts by source rank
     int cluster;
     int mx, my;    // image shift (m·L per periodic dimension)
     bool partial;  // near only: test each pair's window
   };
+  void to_spatial();
   void build();
   void upward();
+  void exchange_let();
   void lists();
   void near();
   void far();
-  void visit(int batch, int cluster, int mx, int my, bool full, std::vector<Term>& near,
+  void to_surface(const mesh::Field& out);
+  void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, std::vector<Term>& near,
              std::vector<Term>& far) const;
 
   const mesh::SurfaceMesh& mesh_;
   BRSettings settings_;
   double eps_;
   Timers* timers_;
-  BRImages images_;
-  long n_ = 0;
-  std::vector<double> pts_;     // surface order [x|y|z|qx|qy|qz]
-  std::vector<double> sorted_;  // tree order, the same
+  int rank_ = 0, size_ = 1;
+  tree::Rules rules_;
+  long n_ = 0;     // owned surface nodes
+  long nown_ = 0;  // particles owned in space (this call)
+  mesh::SpatialDecomposition spatial_;
+  std::unique_ptr<comm::Migrator> migrator_;
+  std::unique_ptr<comm::LetExchange> let_;
+  exec::CountingSort by_dest_;
+  std::vector<double> pts_;                 // surface order [x|y|z|qx|qy|qz]
+  std::vector<int> keys_;                   // destination rank of each
+  std::vector<double> send_;                // records of 6, by destination
+  exec::Buffer<double> recv_;               // records of 6, by source
+  std::vector<long> send_counts_, recv_counts_;
+  std::vector<double> own_;                 // owned particles [x|y|z|qx|qy|qz]
   search::ClusterTree tree_;
-  std::vector<long> proxy_start_;  // per cluster: offset into proxies_ (−1: none), 6·m doubles there
-  std::vector<int> proxy_count_;   // per cluster: m
-  std::vector<double> proxies_;
+  search::Cluster box_;                     // this rank's box, as every rank received it
+  std::vector<tree::SourceTree> sources_;   // [0] this rank's tree (tree order), then the LET parts
+  std::vector<double> let_send_;
+  exec::Buffer<double> let_recv_;
+  std::vector<long> let_send_counts_, let_recv_counts_;
   std::vector<std::vector<Term>> near_, far_;  // per batch (leaf)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]
+  std::vector<double> back_send_, back_recv_;  // records of 3
   std::vector<TreeLoad> loads_;
   TreeLoad load_;
   Totals totals_;
+  bool broken_ = false;  // a position is not finite: the call returns NaN velocities
 };
 
 }  // namespace beatnik::model

@@ -1,0 +1,43 @@
+#pragma once
+// The locally essential tree's communication (the tree solver, docs/tree.md): every rank's
+// box reaches every rank (one MPI_Allgather), then each rank's blocks for the others travel by
+// the --let-strategy named (registry.hpp). Byte accounting: pattern "let", one call per
+// exchange and one message per non-empty block (self / on-node / off-node by the locality);
+// the box allgather is not counted (a few doubles per rank).
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "beatnik/comm/comm_stats.hpp"
+#include "beatnik/comm/let/let_strategy.hpp"
+#include "beatnik/exec/memory.hpp"
+
+namespace beatnik::comm {
+
+class LetExchange {
+ public:
+  // Collective over comm. strategy: a registry name (InputError / NotAvailable otherwise).
+  LetExchange(MPI_Comm comm, const std::string& strategy, std::vector<int> locality, CommStats* stats);
+  ~LetExchange();
+  LetExchange(const LetExchange&) = delete;
+  LetExchange& operator=(const LetExchange&) = delete;
+
+  // Collective: `width` doubles from every rank, rank order (size P·width).
+  std::vector<double> allgather(const double* mine, int width) const;
+  // Collective: see let::Strategy::exchange.
+  void exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts,
+                exec::Buffer<double>& recv);
+  const std::string& strategy() const { return name_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::string name_;
+  std::unique_ptr<let::Strategy> strategy_;
+};
+
+}  // namespace beatnik::comm
