@@ -98,7 +98,14 @@ bool dry_run_uses_nccl(const RunConfig& c, int ranks) {
 DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanOptions opt) {
   const bool br = c.model.order != model::Order::Low;
   const bool cutoff = br && c.model.br.cutoff_solver;
+  // The tree solver's locally essential tree depends on the particles' positions and is neither
+  // planned nor estimated (it has no ring pass either).
+  const bool tree = br && c.model.br.tree_solver && ranks > 1;
+  if (tree && !opt.skip_unplanned)
+    throw NotAvailable("--dry-run with -S tree on several ranks: the locally essential tree's messages depend on "
+                       "the particles' positions and are not planned yet (use -S exact or cutoff)");
   DryRunPlan out;
+  if (tree) out.unplanned.push_back("let: the tree solver's locally essential tree depends on the particles' positions");
   out.nccl = dry_run_uses_nccl(c, ranks);
   out.ranks = ranks;
   out.ranks_per_node = ranks_per_node > 0 ? ranks_per_node : ranks;
@@ -203,7 +210,7 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanO
   if (cutoff) plan_cutoff(p, c, ranks);
 
   // Ring pass of the exact Birkhoff-Rott solver: 6 doubles per owned node (medium and high).
-  if (br && !cutoff && ranks > 1) {
+  if (br && !cutoff && !tree && ranks > 1) {
     std::vector<long> counts(ranks);
     for (int g = 0; g < ranks; ++g) counts[g] = 6 * blocks[g].count();
     for (int g = 0; g < ranks; ++g) {
