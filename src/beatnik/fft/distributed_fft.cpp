@@ -35,13 +35,13 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
     owned_comms_ = {col, row};
   }
   for (const PlanStep& ps : plan_.steps) {
-    if (ps.is_real_fft) {
-      Step s;
-      s.real_fft = 0;
-      real_shape_ = ps.real_shape;
-      steps_.push_back(s);
-    } else if (ps.is_fft) {
+    if (ps.is_fft) {
       add_fft(ps.shape);
+      if (ps.is_real_fft) {
+        steps_.back().real = true;
+        steps_.back().from = ps.from_layout;
+        steps_.back().to = ps.to_layout;
+      }
     } else if (ps.local) {  // nothing leaves this rank: a redistributor of one
       add_reshape(MPI_COMM_SELF, {ps.from[plan_group_index(ps.group, procs, rank)]},
                   {ps.to[plan_group_index(ps.group, procs, rank)]}, ps.from_layout, ps.to_layout);
@@ -63,9 +63,10 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
     if (s.reshape >= 0) comm_elems = std::max(comm_elems, (s.half ? 2 : 1) * reshapes_[s.reshape]->buffer_elements());
   }
   if (plan_.half) {
-    half = std::max({half, spectral_.box.count(), long(real_shape_.howmany) * (real_shape_.n / 2 + 1)});
+    for (const Step& s : steps_)
+      if (s.real) half = std::max(half, s.to.box.count());
+    half = std::max(half, spectral_.box.count());
     field_ = half;
-    real_shape_.field = field_;
     half_ = exec::Buffer<cplx>(space, std::max(2 * half, 1L));
   }
   work_ = exec::Buffer<cplx>(space, std::max(work, 1L));
@@ -74,7 +75,6 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
   for (const Step& s : steps_)
     if (s.fft >= 0)
       ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
-  if (plan_.half) real_fft_ = make_local_real_fft(space, real_shape_, work_.data(), half_.data(), options.effort);
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -176,12 +176,17 @@ void DistributedFFT::local_fft(const Step& s, bool inverse) {
     gate_->stand_in("fft.local");
     return;
   }
-  if (s.real_fft >= 0) {
-    if (inverse) real_fft_->inverse(half_.data(), work_.data());
-    else real_fft_->forward(work_.data(), half_.data());
+  LocalFFT& f = *ffts_[s.fft];
+  if (s.real) {
+    if (inverse) {
+      hermitian_lines(s);
+      f.inverse(work_.data());
+    } else {
+      f.forward(work_.data());
+      split_halves(s);
+    }
     return;
   }
-  LocalFFT& f = *ffts_[s.fft];
   cplx* a = s.half ? half_.data() : work_.data();
   if (inverse) {
     f.inverse(a);  // on the half array: the one field the inverse carries
@@ -189,6 +194,42 @@ void DistributedFFT::local_fft(const Step& s, bool inverse) {
   }
   f.forward(a);
   if (s.half) f.forward(a + field_);
+}
+
+// Two real fields a, b as one complex line C = a + i·b: Â(k) = (C(k) + conj C(−k))/2 and
+// B̂(k) = (C(k) − conj C(−k))/(2i), for k in the half [0, n/2 + 1) of the first dimension d.
+void DistributedFFT::split_halves(const Step& s) {
+  const cplx* w = work_.data();
+  cplx* h = half_.data();
+  const long f = field_;
+  const int d = plan_.first_dim, n = global_[d];
+  const StridedIndex full = indexer(s.from), hi = indexer(s.to);
+  const Box2 b = s.to.box;
+  exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const int k = d == 0 ? i : j, m = k == 0 ? 0 : n - k;
+    const cplx c = w[full(i, j)], cm = w[d == 0 ? full(m, j) : full(i, m)];
+    const long at = hi(i, j);
+    h[at] = cplx{0.5 * (c.re + cm.re), 0.5 * (c.im - cm.im)};
+    h[at + f] = cplx{0.5 * (c.im + cm.im), -0.5 * (c.re - cm.re)};
+  });
+}
+
+// The whole Hermitian line from its half H: Z(k) = H(k) for k < n/2 + 1, conj H(n − k) above.
+void DistributedFFT::hermitian_lines(const Step& s) {
+  cplx* w = work_.data();
+  const cplx* h = half_.data();
+  const int d = plan_.first_dim, n = global_[d], nh = n / 2 + 1;
+  const StridedIndex full = indexer(s.from), hi = indexer(s.to);
+  const Box2 b = s.from.box;
+  exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const int k = d == 0 ? i : j;
+    if (k < nh) {
+      w[full(i, j)] = h[hi(i, j)];
+      return;
+    }
+    const cplx v = h[d == 0 ? hi(n - k, j) : hi(i, n - k)];
+    w[full(i, j)] = cplx{v.re, -v.im};
+  });
 }
 
 size_t DistributedFFT::buffer_bytes() const {

@@ -86,7 +86,7 @@ class DistributedFFT {
     // pack + unpack through the message buffer.
     bool local = false;
     bool half = false;   // works on the half array (FftPlan::half, steps after the real FFT)
-    int real_fft = -1;   // the real-to-complex / complex-to-real transform
+    bool real = false;   // the half plan's first transform: from = full lines, to = their half
   };
   // One reshape between two work-array layouts (public only because nvcc's extended lambdas
   // may not live in private member functions).
@@ -95,6 +95,11 @@ class DistributedFFT {
   void half_to_half(const Step& s, bool reverse);
   // The local transforms of one step (both fields forward on the half array).
   void local_fft(const Step& s, bool inverse);
+  // The half plan's first transform around its complex one: after it (forward) the Hermitian
+  // halves of the real and imaginary parts' transforms, work -> half array; before it (inverse)
+  // the Hermitian line from the first field's half, half -> work array.
+  void split_halves(const Step& s);
+  void hermitian_lines(const Step& s);
   // Accounting of a local reshape as the redistributor would do it (a message to self).
   void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
   // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
@@ -119,8 +124,7 @@ class DistributedFFT {
   exec::Buffer<cplx> work_, send_, recv_;
   exec::Buffer<cplx> half_;  // half spectrum: two fields, the second at field_
   long field_ = 0;
-  std::unique_ptr<LocalRealFFT> real_fft_;
-  RealBatchShape real_shape_;
+
   std::vector<BatchShape> shapes_;  // planned once the work array exists
   const comm::Context& ctx_;
   comm::CommStats* stats_;
@@ -132,7 +136,7 @@ template <class Pack>
 void DistributedFFT::forward(Pack pack) {
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& s = steps_[k];
-    if (s.fft >= 0 || s.real_fft >= 0) {
+    if (s.fft >= 0) {
       local_fft(s, false);
     } else if (s.half) {
       half_to_half(s, false);
@@ -163,7 +167,7 @@ void DistributedFFT::inverse_as(Unpack unpack, Take take) {
     throw Error("DistributedFFT: a half-spectrum (r2c) transform has only the real inverse");
   for (size_t k = steps_.size(); k-- > 0;) {
     const Step& s = steps_[k];
-    if (s.fft >= 0 || s.real_fft >= 0) {
+    if (s.fft >= 0) {
       local_fft(s, true);
     } else if (s.half) {
       half_to_half(s, true);

@@ -143,10 +143,11 @@ FftPlan make_fft_plan(std::array<int, 2> global, std::array<int, 2> procs, const
       p.fft(full_shape);
       return;
     }
-    const long fs = d == 0 ? l.si : l.sj, hs = d == 0 ? h.si : h.sj;
     PlanStep s;
     s.is_fft = s.is_real_fft = true;
-    s.real_shape = RealBatchShape{global[d], l.box.extent(1 - d), fs, d == 0 ? l.sj : l.si, hs, d == 0 ? h.sj : h.si, 0};
+    s.shape = full_shape;
+    s.from_layout = l;
+    s.to_layout = h;
     p.plan.steps.push_back(s);
     p.half_from = p.plan.steps.size();
   };

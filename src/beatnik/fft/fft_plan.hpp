@@ -26,10 +26,12 @@ enum class PlanGroup { All, Column, Row };
 
 struct PlanStep {
   bool is_fft = false;
-  // The real-to-complex transform (forward) / complex-to-real (inverse) of the half-spectrum
-  // plan: from the full lines (the work array) to their Hermitian halves (the half array).
+  // The first transform of the half-spectrum plan, real to complex: the complex transform
+  // `shape` of the full lines (laid out as from_layout in the work array) and the split of the
+  // result into the Hermitian halves of its real and imaginary parts' transforms (to_layout in the
+  // half array, two fields). Inverse: the Hermitian line rebuilt from the first field's half, the
+  // complex inverse, the real part (complex to real).
   bool is_real_fft = false;
-  RealBatchShape real_shape;
   // Runs on the half array after the real transform: forward on two fields (the transforms of
   // the real and the imaginary part of the input), inverse on the first field only.
   bool half = false;

@@ -51,49 +51,6 @@ class FftwBatch final : public LocalFFT {
   fftw_plan fwd_ = nullptr, inv_ = nullptr;
 };
 
-// FFTW's guru interface: field 1 and field 2 are a second batch dimension of one plan.
-class FftwRealBatch final : public LocalRealFFT {
- public:
-  FftwRealBatch(const RealBatchShape& s, cplx* full, cplx* half, PlanEffort effort) {
-    unsigned flags = effort == PlanEffort::Estimate  ? FFTW_ESTIMATE
-                     : effort == PlanEffort::Measure ? FFTW_MEASURE
-                                                     : FFTW_PATIENT;
-    auto* re = reinterpret_cast<double*>(full);
-    auto* h = reinterpret_cast<fftw_complex*>(half);
-    // Doubles of the full side: a cplx element's real part is double 2*index, its imaginary 2*index+1.
-    fftw_iodim64 line_f{s.n, 2 * s.full_stride, s.half_stride};
-    fftw_iodim64 batch_f[2] = {{s.howmany, 2 * s.full_dist, s.half_dist}, {2, 1, s.field}};
-    fftw_iodim64 line_i{s.n, s.half_stride, 2 * s.full_stride};
-    fftw_iodim64 batch_i{s.howmany, s.half_dist, 2 * s.full_dist};
-    std::lock_guard<std::mutex> g(planner_lock());
-    fwd_ = fftw_plan_guru64_dft_r2c(1, &line_f, 2, batch_f, re, h, flags);
-    inv_ = fftw_plan_guru64_dft_c2r(1, &line_i, 1, &batch_i, h, re, flags);
-    if (!fwd_ || !inv_)
-      throw Error("FFTW could not plan a batch of length-" + std::to_string(s.n) + " real transforms");
-  }
-  ~FftwRealBatch() override {
-    std::lock_guard<std::mutex> g(planner_lock());
-    fftw_destroy_plan(fwd_);
-    fftw_destroy_plan(inv_);
-  }
-  void forward(const cplx* full, cplx* half) override {
-    fftw_execute_dft_r2c(fwd_, const_cast<double*>(reinterpret_cast<const double*>(full)),
-                         reinterpret_cast<fftw_complex*>(half));
-  }
-  void inverse(cplx* half, cplx* full) override {
-    fftw_execute_dft_c2r(inv_, reinterpret_cast<fftw_complex*>(half), reinterpret_cast<double*>(full));
-  }
-
- private:
-  fftw_plan fwd_ = nullptr, inv_ = nullptr;
-};
-
-class EmptyRealBatch final : public LocalRealFFT {
- public:
-  void forward(const cplx*, cplx*) override {}
-  void inverse(cplx*, cplx*) override {}
-};
-
 // No transforms on this rank (an empty slab): nothing to do.
 class EmptyBatch final : public LocalFFT {
  public:
@@ -105,7 +62,6 @@ class EmptyBatch final : public LocalFFT {
 }  // namespace
 
 std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape& s);  // local_fft_cufft.cpp
-std::unique_ptr<LocalRealFFT> make_cufft_real_batch(const RealBatchShape& s);
 
 const char* to_string(PlanEffort e) {
   switch (e) {
@@ -121,13 +77,6 @@ std::unique_ptr<LocalFFT> make_local_fft(exec::Space space, const BatchShape& s,
   if (s.howmany == 0 || s.n == 0) return std::make_unique<EmptyBatch>();
   if (space == exec::Space::Device) return make_cufft_batch(s);
   return std::make_unique<FftwBatch>(s, scratch, effort);
-}
-
-std::unique_ptr<LocalRealFFT> make_local_real_fft(exec::Space space, const RealBatchShape& s, cplx* full,
-                                                  cplx* half, PlanEffort effort) {
-  if (s.howmany == 0 || s.n == 0) return std::make_unique<EmptyRealBatch>();
-  if (space == exec::Space::Device) return make_cufft_real_batch(s);
-  return std::make_unique<FftwRealBatch>(s, full, half, effort);
 }
 
 }  // namespace beatnik::fft
