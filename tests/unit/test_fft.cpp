@@ -24,6 +24,21 @@ std::complex<double> input(int i, int j) {
 
 
 
+double input_scale(std::array<int, 2> n) {
+  double m = 0;
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < n[1]; ++j) m = std::max(m, std::abs(input(i, j)));
+  return m;
+}
+
+// The periodic Cartesian communicator of a process grid (the caller frees it).
+MPI_Comm make_cart(std::array<int, 2> procs) {
+  MPI_Comm cart;
+  int dims[2] = {procs[0], procs[1]}, per[2] = {1, 1};
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart);
+  return cart;
+}
+
 }  // namespace
 
 TEST(DistributedFFT, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
@@ -38,16 +53,13 @@ TEST(DistributedFFT, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
                                    reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
     fftw_execute(p);
     fftw_destroy_plan(p);
-    double scale = 0, in_scale = 0;
+    double scale = 0;
     for (auto& v : ref) scale = std::max(scale, std::abs(v));
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j) in_scale = std::max(in_scale, std::abs(input(i, j)));
+    const double in_scale = input_scale(n);
 
     for (auto procs : test::process_grids()) {
       mesh::Decomposition dec(n, procs);
-      MPI_Comm cart;
-      int dims[2] = {procs[0], procs[1]}, per[2] = {1, 1};
-      MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart);
+      MPI_Comm cart = make_cart(procs);
       int rank = 0;
       MPI_Comm_rank(cart, &rank);
       const Box2 mine = dec.owned(rank);
@@ -197,17 +209,14 @@ TEST(DistributedFFT, HalfSpectrumMatchesSerialRealTransformsAndInvertsToReal) {
       fftw_execute(p);
       fftw_destroy_plan(p);
     }
-    double scale = 0, in_scale = 0;
-    for (auto& v : ra) scale = std::max(scale, std::abs(v));
-    for (auto& v : rb) scale = std::max(scale, std::abs(v));
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j) in_scale = std::max(in_scale, std::abs(input(i, j)));
+    double scale = 0;
+    for (auto* r : {&ra, &rb})
+      for (auto& v : *r) scale = std::max(scale, std::abs(v));
+    const double in_scale = input_scale(n);
 
     for (auto procs : test::process_grids()) {
       mesh::Decomposition dec(n, procs);
-      MPI_Comm cart;
-      int dims[2] = {procs[0], procs[1]}, per[2] = {1, 1};
-      MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart);
+      MPI_Comm cart = make_cart(procs);
       int rank = 0;
       MPI_Comm_rank(cart, &rank);
       const Box2 mine = dec.owned(rank);
