@@ -448,8 +448,8 @@ if p is not None:
     check("blow-up state written", os.path.exists(state), "")
 
 # --dry-run of the paper's 1024-rank low-order weak-scaling case (4864^2 nodes per rank): fast, in
-# one process, nothing of the 155648^2 mesh allocated; the FFT bytes every rank sends per step
-# (self included) follow from 3 derivatives x 2 transforms x 3 pencil reshapes of its 4864^2 nodes.
+# one process, nothing of the 155648^2 mesh allocated; the FFT bytes rank 5 sends per step
+# (self included) follow from 3 derivatives x 2 transforms x 3 pencil reshapes.
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 t0 = time.time()
@@ -461,9 +461,16 @@ if p is not None and p.returncode == 0:
     check("dry run 1024 fast", took < 60, f"{took:.1f} s")
     doc = json.load(open(results))
     fft = doc["dry_run"]["per_rank_per_step"][5]["patterns"]["fft"]["bytes"]
-    # Forward: 3 reshapes of complex values; inverse: 2 complex, and the last one carries the real
-    # result only (8 bytes a value): 3 x (3 x 16 + 2 x 16 + 8) = 264 bytes per owned node.
-    check("dry run 1024 fft bytes", sum(fft.values()) == 3 * (3 * 16 + 2 * 16 + 8) * 4864 * 4864, str(fft))
+    # The half spectrum (docs/fft.md): the first (column) reshape carries all 4864^2 nodes complex
+    # forward (16 B) and real back (8 B). After the x transforms the x-lines are cut to
+    # [0, 155648/2 + 1 = 77825): rank 5 (grid row 0, column 5) holds 77825 x (4864/32 = 152) of
+    # them, sent as two complex fields (32 B) to the half blocks, its own half block being
+    # [0, 2433) x 4864 (77825 split 32 ways, row 0 gets the remainder); back it sends that block
+    # one field (16 B). The row reshape sends the half block two fields forward (32 B) and its
+    # y-lines, 76 of the block's 2433 i (column 5) x 155648, one field back (16 B).
+    m = 4864 * 4864
+    riesz = 24 * m + 32 * 77825 * 152 + (16 + 32) * 2433 * 4864 + 16 * 76 * 155648
+    check("dry run 1024 fft bytes", sum(fft.values()) == 3 * riesz, str(fft))
     check("dry run 1024 nodes", doc["decomposition"]["node_count"] == 256, str(doc["decomposition"]["node_count"]))
 
 # --dry-run of the cutoff-weak case (16 ranks, laptop scale): migrate and ghost are estimated from

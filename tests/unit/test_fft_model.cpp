@@ -1,6 +1,6 @@
 // The FFT strategy affects performance only: a short low-order run under every reference
-// configuration -H 0..7, every exchange algorithm and both spectrum layouts must give the state
-// of the default -H 6 to round-off.
+// configuration -H 0..7, every exchange algorithm, both spectrum layouts and both transforms
+// (half spectrum r2c, full c2c) must give the state of the default -H 6 to round-off.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -57,6 +57,24 @@ TEST(FftStrategies, EveryExchangeAlgorithmAndSpectrumLayoutGivesTheSameRun) {
       }
     }
   }
+}
+
+// The half spectrum (--fft-transform r2c, the default) and the full complex transform (c2c) give
+// the same run on every intermediate, reorder and spectrum layout.
+TEST(FftStrategies, HalfAndFullSpectrumGiveTheSameRun) {
+  auto o = base();
+  o.fft_transform = "c2c";
+  const auto ref = test::run_and_gather(o, kSteps);
+  for (int h : {4, 5, 6, 7})
+    for (const char* spec : {"intermediate", "input"}) {
+      auto oa = base();
+      oa.heffte = h;
+      oa.fft_spectrum = spec;
+      oa.fft_transform = "r2c";
+      double d = 0;
+      EXPECT_TRUE(agrees(test::run_and_gather(oa, kSteps), ref, d))
+          << "-H " << h << " --fft-spectrum " << spec << " --fft-transform r2c: max rel diff " << d;
+    }
 }
 
 // The agreement above must not be trivial: a run whose Riesz input differs (other amplitude)

@@ -73,10 +73,12 @@ TEST(FftPlan, ExchangesPerTransformFollowTheLayout) {
   for (auto procs : test::process_grids()) {
     const mesh::Decomposition d(n, procs);
     for (auto inter : {fft::Intermediate::Slab, fft::Intermediate::Pencil})
-      for (bool reorder : {false, true}) {
+      for (bool reorder : {false, true})
+        for (bool half : {false, true}) {
         fft::FftOptions o;
         o.intermediate = inter;
         o.reorder = reorder;
+        o.half_spectrum = half;
         for (int r = 0; r < P; ++r) {
           const fft::FftPlan p = fft::make_fft_plan(n, procs, d.all_owned(), o, r);
           int expected = 0;
@@ -86,17 +88,23 @@ TEST(FftPlan, ExchangesPerTransformFollowTheLayout) {
           }
           EXPECT_EQ(fft::plan_exchanges(p), expected)
               << "grid " << procs[0] << "x" << procs[1] << " " << o.describe() << " rank " << r;
-          int ffts = 0;
-          for (const auto& s : p.steps) ffts += s.is_fft;
+          int ffts = 0, real = 0;
+          for (const auto& s : p.steps) {
+            ffts += s.is_fft;
+            real += s.is_real_fft;
+          }
           EXPECT_EQ(ffts, 2);
+          EXPECT_EQ(real, half ? 1 : 0);
         }
       }
   }
 }
 
-// The Riesz transform on every process grid and plan equals the serial one; the bytes CommStats
-// counts to other ranks equal the plan's count, and on P×1 / 1×P grids the count computed here:
-// one exchange each way, the inverse's complex like the forward's.
+// The Riesz transform on every process grid and plan, full (c2c) and half (r2c) spectrum, equals
+// the serial one; the bytes CommStats counts to other ranks equal the plan's count, and on P×1 /
+// 1×P grids the count computed here: one exchange each way, the inverse's complex like the
+// forward's (c2c); with the half spectrum the exchanged dimension is the one transformed first,
+// cut to n/2 + 1, carrying two complex fields forward and one back.
 TEST(FftPlan, RieszOnEveryGridMatchesSerialAndMovesThePredictedBytes) {
   comm::Context ctx(MPI_COMM_WORLD);
   const int P = test::world_size();
@@ -114,7 +122,9 @@ TEST(FftPlan, RieszOnEveryGridMatchesSerialAndMovesThePredictedBytes) {
       for (int i = 0; i < L.ni; ++i)
         for (int j = 0; j < L.nj; ++j)
           for (int c = 0; c < 2; ++c) w.view()(c, i, j) = w_in(c, mine.lo[0] + i, mine.lo[1] + j);
-      for (const auto& opt : test::all_fft_strategies()) {
+      for (auto opt : test::all_fft_strategies())
+        for (bool half : {false, true}) {
+        opt.half_spectrum = half;
         comm::CommStats stats;
         model::RieszTransform riesz(m, exec::Space::Host, opt, &stats, nullptr);
         stats.reset();
@@ -134,13 +144,15 @@ TEST(FftPlan, RieszOnEveryGridMatchesSerialAndMovesThePredictedBytes) {
           const int d = procs[1] == 1 ? 1 : 0;  // the dimension the exchange splits
           // Lines after the exchange: dimension d split P ways. Forward: my block's part of
           // q's lines; inverse: my lines' part of q's block.
-          const auto off = mesh::split_offsets(n[d], P);
+          const int nd = half ? n[d] / 2 + 1 : n[d];  // the blocks span all of d: [0, nd) travels
+          const long fwd = half ? 32 : 16, inv = 16;
+          const auto off = mesh::split_offsets(nd, P);
           const mesh::Decomposition dec(n, procs);
           formula = 0;
           for (int q = 0; q < P; ++q)
             if (q != rank)
-              formula += 16L * mine.extent(1 - d) * overlap(mine.lo[d], mine.hi[d], off[q], off[q + 1]) +
-                         16L * (off[rank + 1] - off[rank]) * dec.owned(q).extent(1 - d);
+              formula += fwd * mine.extent(1 - d) * overlap(mine.lo[d], std::min(mine.hi[d], nd), off[q], off[q + 1]) +
+                         inv * (off[rank + 1] - off[rank]) * dec.owned(q).extent(1 - d);
         }
         if (P == 1) formula = 0;
         const bool padded = opt.algorithm == comm::ExchangeAlgorithm::Alltoall;
@@ -176,6 +188,15 @@ TEST(FftPlan, PByOneSlabHalvesTheBytesOfTheLayoutBlindPlan) {
       }
   const long now = fft::plan_cost(n, {P, 1}, o).total;
   EXPECT_EQ(now * 7, blind * 4) << now << " vs " << blind;  // 2·16 of 16+8+16+16 per element
+  // The half spectrum: the blocks' y-lines are cut to [0, 48/2 + 1) and split P ways as x-lines;
+  // 32 bytes per element forward (two fields), 16 back.
+  const auto hs = mesh::split_offsets(n[1] / 2 + 1, P);
+  long half = 0;
+  for (int r = 0; r < P; ++r)
+    for (int q = 0; q < P; ++q)
+      if (q != r) half += 32L * (is[r + 1] - is[r]) * (hs[q + 1] - hs[q]) + 16L * (hs[r + 1] - hs[r]) * (is[q + 1] - is[q]);
+  o.half_spectrum = true;
+  EXPECT_EQ(fft::plan_cost(n, {P, 1}, o).total, half);
 }
 
 TEST(FftPlan, RanksGridAutoPicksTheFewestBytes) {

@@ -194,9 +194,10 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanO
           if (reverse) comm::plan_side(t, to[me], from);
           else comm::plan_side(t, from[me], to);
           const auto msgs = comm::planned_messages(t, padded, pad, size);
-          // The inverse's last reshape (the first step, run backwards) carries the real result
-          // only (DistributedFFT::inverse_real, the Riesz transform's).
-          const long elem = reverse && k == 0 ? long(sizeof(double)) : long(sizeof(cplx));
+          // The plan's element sizes: the inverse's last reshape carries the real result only
+          // (DistributedFFT::inverse_real, the Riesz transform's); half-spectrum reshapes carry
+          // two fields forward and one back.
+          const long elem = reverse ? s.inverse_elem_bytes : s.forward_elem_bytes;
           for (int d = 0; d < kDerivativesPerStep; ++d) {
             for (const auto& [peer, count] : msgs) p.message("fft", g, members[peer], count * elem);
             p.call("fft", g);

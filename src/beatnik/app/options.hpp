@@ -64,6 +64,7 @@ struct Options {
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;
   std::string fftw_plan = "measure";
+  std::string fft_transform = "r2c";
   // Output
   int write_frequency = 0;
   std::string output_dir = ".";

@@ -236,6 +236,9 @@ RunConfig make_run_config(const Options& o, int ranks) {
             "unknown --fft-spectrum '" + *o.fft_spectrum + "' (intermediate or input)");
     c.fft.spectrum_in_input_layout = *o.fft_spectrum == "input";
   }
+  require(o.fft_transform == "r2c" || o.fft_transform == "c2c",
+          "unknown --fft-transform '" + o.fft_transform + "' (r2c or c2c)");
+  c.fft.half_spectrum = o.fft_transform == "r2c";
   c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
                  : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
                                             : fft::PlanEffort::Patient;

@@ -37,27 +37,44 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
   for (const PlanStep& ps : plan_.steps) {
     if (ps.is_fft) {
       add_fft(ps.shape);
-      continue;
-    }
-    if (ps.local) {  // nothing leaves this rank: a redistributor of one
+      if (ps.is_real_fft) {
+        steps_.back().real = true;
+        steps_.back().from = ps.from_layout;
+        steps_.back().to = ps.to_layout;
+      }
+    } else if (ps.local) {  // nothing leaves this rank: a redistributor of one
       add_reshape(MPI_COMM_SELF, {ps.from[plan_group_index(ps.group, procs, rank)]},
                   {ps.to[plan_group_index(ps.group, procs, rank)]}, ps.from_layout, ps.to_layout);
-      continue;
+    } else {
+      const MPI_Comm c = ps.group == PlanGroup::All ? grid_comm : ps.group == PlanGroup::Column ? col : row;
+      add_reshape(c, ps.from, ps.to, ps.from_layout, ps.to_layout);
     }
-    const MPI_Comm c = ps.group == PlanGroup::All ? grid_comm : ps.group == PlanGroup::Column ? col : row;
-    add_reshape(c, ps.from, ps.to, ps.from_layout, ps.to_layout);
+    steps_.back().half = ps.half;
   }
   spectral_ = plan_.spectral;
 
-  // Buffers: the work array holds any layout this rank passes through; the message buffers
-  // the largest reshape.
-  long work = mine.count(), comm_elems = 0;
-  for (const Step& s : steps_) work = std::max({work, s.to.box.count(), s.from.box.count()});
-  for (const auto& r : reshapes_) comm_elems = std::max(comm_elems, r->buffer_elements());
+  // Buffers: the work array holds any full layout this rank passes through, the half array two
+  // fields of any half layout; the message buffers the largest reshape (two fields forward on
+  // the half array).
+  long work = mine.count(), half = 0, comm_elems = 0;
+  for (const Step& s : steps_) {
+    long& n = s.half ? half : work;
+    if (s.reshape >= 0) n = std::max({n, s.to.box.count(), s.from.box.count()});
+    if (s.reshape >= 0) comm_elems = std::max(comm_elems, (s.half ? 2 : 1) * reshapes_[s.reshape]->buffer_elements());
+  }
+  if (plan_.half) {
+    for (const Step& s : steps_)
+      if (s.real) half = std::max(half, s.to.box.count());
+    half = std::max(half, spectral_.box.count());
+    field_ = half;
+    half_ = exec::Buffer<cplx>(space, std::max(2 * half, 1L));
+  }
   work_ = exec::Buffer<cplx>(space, std::max(work, 1L));
   send_ = exec::Buffer<cplx>(space, std::max(comm_elems, 1L));
   recv_ = exec::Buffer<cplx>(space, std::max(comm_elems, 1L));
-  for (const BatchShape& sh : shapes_) ffts_.push_back(make_local_fft(space, sh, work_.data(), options.effort));
+  for (const Step& s : steps_)
+    if (s.fft >= 0)
+      ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -123,8 +140,100 @@ void DistributedFFT::work_to_work(const Step& s, bool reverse) {
       [=] BEATNIK_HOST_DEVICE(int i, int j, cplx v) { w[dst(i, j)] = v; }, reverse);
 }
 
+void DistributedFFT::half_to_half(const Step& s, bool reverse) {
+  if (s.local && same_layout(s.from, s.to)) {
+    count_local(s, reverse ? sizeof(cplx) : sizeof(CplxPair));
+    return;
+  }
+  Timers::Scope t(timers_, "fft.reshape");
+  cplx* h = half_.data();
+  const long f = field_;
+  const StridedIndex src = indexer(reverse ? s.to : s.from);
+  const StridedIndex dst = indexer(reverse ? s.from : s.to);
+  if (reverse) {  // the inverse transforms one field
+    reshapes_[s.reshape]->execute(
+        send_.data(), recv_.data(), [=] BEATNIK_HOST_DEVICE(int i, int j) { return h[src(i, j)]; },
+        [=] BEATNIK_HOST_DEVICE(int i, int j, cplx v) { h[dst(i, j)] = v; }, true);
+    return;
+  }
+  reshapes_[s.reshape]->execute(
+      reinterpret_cast<CplxPair*>(send_.data()), reinterpret_cast<CplxPair*>(recv_.data()),
+      [=] BEATNIK_HOST_DEVICE(int i, int j) {
+        const long k = src(i, j);
+        return CplxPair{h[k], h[k + f]};
+      },
+      [=] BEATNIK_HOST_DEVICE(int i, int j, CplxPair v) {
+        const long k = dst(i, j);
+        h[k] = v.a;
+        h[k + f] = v.b;
+      },
+      false);
+}
+
+void DistributedFFT::local_fft(const Step& s, bool inverse) {
+  Timers::Scope t(timers_, "fft.local");
+  if (!computes(gate_)) {
+    gate_->stand_in("fft.local");
+    return;
+  }
+  LocalFFT& f = *ffts_[s.fft];
+  if (s.real) {
+    if (inverse) {
+      hermitian_lines(s);
+      f.inverse(work_.data());
+    } else {
+      f.forward(work_.data());
+      split_halves(s);
+    }
+    return;
+  }
+  cplx* a = s.half ? half_.data() : work_.data();
+  if (inverse) {
+    f.inverse(a);  // on the half array: the one field the inverse carries
+    return;
+  }
+  f.forward(a);
+  if (s.half) f.forward(a + field_);
+}
+
+// Two real fields a, b as one complex line C = a + i·b: Â(k) = (C(k) + conj C(−k))/2 and
+// B̂(k) = (C(k) − conj C(−k))/(2i), for k in the half [0, n/2 + 1) of the first dimension d.
+void DistributedFFT::split_halves(const Step& s) {
+  const cplx* w = work_.data();
+  cplx* h = half_.data();
+  const long f = field_;
+  const int d = plan_.first_dim, n = global_[d];
+  const StridedIndex full = indexer(s.from), hi = indexer(s.to);
+  const Box2 b = s.to.box;
+  exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const int k = d == 0 ? i : j, m = k == 0 ? 0 : n - k;
+    const cplx c = w[full(i, j)], cm = w[d == 0 ? full(m, j) : full(i, m)];
+    const long at = hi(i, j);
+    h[at] = cplx{0.5 * (c.re + cm.re), 0.5 * (c.im - cm.im)};
+    h[at + f] = cplx{0.5 * (c.im + cm.im), -0.5 * (c.re - cm.re)};
+  });
+}
+
+// The whole Hermitian line from its half H: Z(k) = H(k) for k < n/2 + 1, conj H(n − k) above.
+void DistributedFFT::hermitian_lines(const Step& s) {
+  cplx* w = work_.data();
+  const cplx* h = half_.data();
+  const int d = plan_.first_dim, n = global_[d], nh = n / 2 + 1;
+  const StridedIndex full = indexer(s.from), hi = indexer(s.to);
+  const Box2 b = s.from.box;
+  exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]}, [=] BEATNIK_HOST_DEVICE(int i, int j) {
+    const int k = d == 0 ? i : j;
+    if (k < nh) {
+      w[full(i, j)] = h[hi(i, j)];
+      return;
+    }
+    const cplx v = h[d == 0 ? hi(n - k, j) : hi(i, n - k)];
+    w[full(i, j)] = cplx{v.re, -v.im};
+  });
+}
+
 size_t DistributedFFT::buffer_bytes() const {
-  return (work_.size() + send_.size() + recv_.size()) * sizeof(cplx);
+  return (work_.size() + send_.size() + recv_.size() + half_.size()) * sizeof(cplx);
 }
 
 }  // namespace beatnik::fft

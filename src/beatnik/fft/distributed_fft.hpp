@@ -21,6 +21,11 @@
 
 namespace beatnik::fft {
 
+// Two half-spectrum values travelling together (the forward half-spectrum reshapes).
+struct CplxPair {
+  cplx a, b;
+};
+
 class DistributedFFT {
  public:
   // `grid_comm` is the Cartesian communicator whose rank r owns `blocks[r]`; `procs` is its shape.
@@ -33,22 +38,33 @@ class DistributedFFT {
   DistributedFFT& operator=(const DistributedFFT&) = delete;
 
   // Forward transform of the block data given by pack(i, j) -> cplx (global indices of this
-  // rank's block). The result is in spectrum(), laid out as spectral_layout() says.
+  // rank's block). The result is in spectrum(), laid out as spectral_layout() says. With
+  // options().half_spectrum the real and imaginary parts are transformed as two real fields:
+  // spectrum() holds FFT(Re) and spectrum_second() FFT(Im), both on the Hermitian half
+  // (spectral_global(): the first dimension cut to n/2 + 1).
   template <class Pack>
   void forward(Pack pack);
   // Inverse transform of spectrum() (unnormalised); unpack(i, j, cplx) receives the block data.
+  // Full spectrum only.
   template <class Unpack>
   void inverse(Unpack unpack) {
     inverse_as<cplx>(unpack, [] BEATNIK_HOST_DEVICE(cplx v) { return v; });
   }
   // The same when only the real part of the result is wanted (a real field, such as R·w):
-  // unpack(i, j, double). The last reshape carries the real parts alone, half the bytes.
+  // unpack(i, j, double). The last reshape carries the real parts alone, half the bytes. With
+  // the half spectrum, spectrum() must hold the Hermitian half of a real field's spectrum; it is
+  // transformed complex to real (and overwritten).
   template <class Unpack>
   void inverse_real(Unpack unpack) {
     inverse_as<double>(unpack, [] BEATNIK_HOST_DEVICE(cplx v) { return v.re; });
   }
 
-  cplx* spectrum() const { return work_.data(); }
+  cplx* spectrum() const { return plan_.half ? half_.data() : work_.data(); }
+  // The second field of the half spectrum (same layout as spectrum()); null without it.
+  cplx* spectrum_second() const { return plan_.half ? half_.data() + field_ : nullptr; }
+  bool half_spectrum() const { return plan_.half; }
+  // The spectrum's index space: global(), or with the half spectrum its Hermitian half.
+  std::array<int, 2> spectral_global() const { return plan_.spectral_global; }
   // Global spectral index box of this rank and where each element sits in spectrum().
   ArrayLayout2 spectral_layout() const { return spectral_; }
   std::array<int, 2> global() const { return global_; }
@@ -69,10 +85,21 @@ class DistributedFFT {
     // (one rank, or a pencil row/column of one). Done as one direct pass (or none) instead of
     // pack + unpack through the message buffer.
     bool local = false;
+    bool half = false;   // works on the half array (FftPlan::half, steps after the real FFT)
+    bool real = false;   // the half plan's first transform: from = full lines, to = their half
   };
   // One reshape between two work-array layouts (public only because nvcc's extended lambdas
   // may not live in private member functions).
   void work_to_work(const Step& s, bool reverse);
+  // The same on the half array: forward two fields (CplxPair), inverse the first field.
+  void half_to_half(const Step& s, bool reverse);
+  // The local transforms of one step (both fields forward on the half array).
+  void local_fft(const Step& s, bool inverse);
+  // The half plan's first transform around its complex one: after it (forward) the Hermitian
+  // halves of the real and imaginary parts' transforms, work -> half array; before it (inverse)
+  // the Hermitian line from the first field's half, half -> work array.
+  void split_halves(const Step& s);
+  void hermitian_lines(const Step& s);
   // Accounting of a local reshape as the redistributor would do it (a message to self).
   void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
   // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
@@ -95,6 +122,9 @@ class DistributedFFT {
   std::vector<MPI_Comm> owned_comms_;
   ArrayLayout2 spectral_;
   exec::Buffer<cplx> work_, send_, recv_;
+  exec::Buffer<cplx> half_;  // half spectrum: two fields, the second at field_
+  long field_ = 0;
+
   std::vector<BatchShape> shapes_;  // planned once the work array exists
   const comm::Context& ctx_;
   comm::CommStats* stats_;
@@ -107,9 +137,9 @@ void DistributedFFT::forward(Pack pack) {
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& s = steps_[k];
     if (s.fft >= 0) {
-      Timers::Scope t(timers_, "fft.local");
-      if (computes(gate_)) ffts_[s.fft]->forward(work_.data());
-      else gate_->stand_in("fft.local");
+      local_fft(s, false);
+    } else if (s.half) {
+      half_to_half(s, false);
     } else if (k == 0 && s.local) {
       // Block -> work array in one pass (source and destination are different arrays).
       Timers::Scope t(timers_, "fft.reshape");
@@ -133,12 +163,14 @@ void DistributedFFT::forward(Pack pack) {
 
 template <class T, class Unpack, class Take>
 void DistributedFFT::inverse_as(Unpack unpack, Take take) {
+  if (plan_.half && sizeof(T) != sizeof(double))
+    throw Error("DistributedFFT: a half-spectrum (r2c) transform has only the real inverse");
   for (size_t k = steps_.size(); k-- > 0;) {
     const Step& s = steps_[k];
     if (s.fft >= 0) {
-      Timers::Scope t(timers_, "fft.local");
-      if (computes(gate_)) ffts_[s.fft]->inverse(work_.data());
-      else gate_->stand_in("fft.local");
+      local_fft(s, true);
+    } else if (s.half) {
+      half_to_half(s, true);
     } else if (k == 0 && s.local) {
       Timers::Scope t(timers_, "fft.reshape");
       const cplx* w = work_.data();

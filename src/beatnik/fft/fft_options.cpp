@@ -9,6 +9,7 @@ std::string FftOptions::describe() const {
   s += intermediate == Intermediate::Slab ? " intermediate=slab" : " intermediate=pencil";
   s += reorder ? " reorder=contiguous" : " reorder=strided";
   s += spectrum_in_input_layout ? " spectrum=input-layout" : " spectrum=last-intermediate";
+  s += half_spectrum ? " transform=r2c" : " transform=c2c";
   s += std::string(" fftw-plan=") + to_string(effort);
   return s;
 }

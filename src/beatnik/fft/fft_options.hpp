@@ -22,6 +22,11 @@ struct FftOptions {
   // false: it stays in the last intermediate layout (enough for pointwise multipliers).
   bool spectrum_in_input_layout = false;
   PlanEffort effort = PlanEffort::Measure;
+  // true: the input's real and imaginary parts are two real fields, transformed real-to-complex
+  // along the first dimension into two Hermitian half spectra; the inverse is complex-to-real and
+  // gives a real field (DistributedFFT::inverse_real only). Half the inverse's bytes and flops.
+  // false: one complex 2D transform of the full spectrum. The program uses true (--fft-transform).
+  bool half_spectrum = false;
 
   std::string describe() const;
   // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it

@@ -26,6 +26,18 @@ enum class PlanGroup { All, Column, Row };
 
 struct PlanStep {
   bool is_fft = false;
+  // The first transform of the half-spectrum plan, real to complex: the complex transform
+  // `shape` of the full lines (laid out as from_layout in the work array) and the split of the
+  // result into the Hermitian halves of its real and imaginary parts' transforms (to_layout in the
+  // half array, two fields). Inverse: the Hermitian line rebuilt from the first field's half, the
+  // complex inverse, the real part (complex to real).
+  bool is_real_fft = false;
+  // Runs on the half array after the real transform: forward on two fields (the transforms of
+  // the real and the imaginary part of the input), inverse on the first field only.
+  bool half = false;
+  // Bytes per element a reshape carries forward and in the inverse (the inverse's last reshape,
+  // the first step, carries only the real part; half-spectrum reshapes carry two fields forward).
+  long forward_elem_bytes = 16, inverse_elem_bytes = 16;
   // Reshape: boxes of the group's ranks in group order, and this rank's work-array layouts.
   PlanGroup group = PlanGroup::All;
   std::vector<Box2> from, to;
@@ -39,8 +51,12 @@ struct PlanStep {
 
 struct FftPlan {
   std::vector<PlanStep> steps;  // forward order; the inverse runs them backwards
-  ArrayLayout2 spectral;        // where the spectrum lies in the work array
+  ArrayLayout2 spectral;        // where the spectrum lies in the work array (half array if half)
   int first_dim = 0;            // the dimension transformed first (0: x, 1: y)
+  // Half spectrum (FftOptions::half_spectrum): the first dimension is transformed real to
+  // complex, and every later step works on the Hermitian half, indices [0, n/2 + 1) of it.
+  bool half = false;
+  std::array<int, 2> spectral_global{0, 0};  // the index space of the spectrum
 };
 
 // The plan of `rank` of a procs[0]×procs[1] grid whose rank r owns blocks[r] (grid coordinates
@@ -53,8 +69,8 @@ int plan_group_member(PlanGroup g, std::array<int, 2> procs, int rank, int k);
 // Position of `rank` in its group.
 int plan_group_index(PlanGroup g, std::array<int, 2> procs, int rank);
 
-// Bytes one Riesz application (a forward transform of complex data and an inverse one whose
-// last reshape carries only the real part) sends from `rank` to other ranks, without padding.
+// Bytes one Riesz application (a forward transform and an inverse one whose last reshape carries
+// only the real part; steps' element sizes) sends from `rank` to other ranks, without padding.
 long plan_bytes_to_others(const FftPlan& plan, std::array<int, 2> procs, int rank);
 
 // Reshapes that cross ranks (the non-local steps) in one transform.

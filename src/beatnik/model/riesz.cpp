@@ -34,19 +34,39 @@ void RieszTransform::apply(const mesh::Field& in, int c1, int c2, const mesh::Fi
     const int nx = fft_->global()[0], ny = fft_->global()[1];
     const double norm = 1.0 / (double(nx) * ny);
     const double kx = k_scale_[0], ky = k_scale_[1];
-    exec::parallel_for(space_, exec::Range2{sl.box.lo[0], sl.box.hi[0], sl.box.lo[1], sl.box.hi[1]},
-                       [=] BEATNIK_HOST_DEVICE(int p, int q) {
-                         const double k1 = kx * wave_index(p, nx), k2 = ky * wave_index(q, ny);
-                         const double kk = std::sqrt(k1 * k1 + k2 * k2);
-                         cplx& c = s[at(p, q)];
-                         if (kk == 0.0) {
-                           c = cplx{0.0, 0.0};
-                           return;
-                         }
-                         // (m1 − i·m2)/(NxNy) = −(k2 + i·k1)/(|k|·NxNy)
-                         const double f = -norm / kk;
-                         c = c * cplx{f * k2, f * k1};
-                       });
+    if (fft_->half_spectrum()) {
+      // Two real fields' half spectra: R̂ = −i (k1 ŵ1 + k2 ŵ2)/(|k|·NxNy), Hermitian because
+      // each R_j maps real to real; the inverse is complex to real.
+      const cplx* s2 = fft_->spectrum_second();
+      exec::parallel_for(space_, exec::Range2{sl.box.lo[0], sl.box.hi[0], sl.box.lo[1], sl.box.hi[1]},
+                         [=] BEATNIK_HOST_DEVICE(int p, int q) {
+                           const double k1 = kx * wave_index(p, nx), k2 = ky * wave_index(q, ny);
+                           const double kk = std::sqrt(k1 * k1 + k2 * k2);
+                           const long at_pq = at(p, q);
+                           cplx& c = s[at_pq];
+                           if (kk == 0.0) {
+                             c = cplx{0.0, 0.0};
+                             return;
+                           }
+                           const double f = norm / kk;
+                           const cplx z{k1 * c.re + k2 * s2[at_pq].re, k1 * c.im + k2 * s2[at_pq].im};
+                           c = cplx{f * z.im, -f * z.re};
+                         });
+    } else {
+      exec::parallel_for(space_, exec::Range2{sl.box.lo[0], sl.box.hi[0], sl.box.lo[1], sl.box.hi[1]},
+                         [=] BEATNIK_HOST_DEVICE(int p, int q) {
+                           const double k1 = kx * wave_index(p, nx), k2 = ky * wave_index(q, ny);
+                           const double kk = std::sqrt(k1 * k1 + k2 * k2);
+                           cplx& c = s[at(p, q)];
+                           if (kk == 0.0) {
+                             c = cplx{0.0, 0.0};
+                             return;
+                           }
+                           // (m1 − i·m2)/(NxNy) = −(k2 + i·k1)/(|k|·NxNy)
+                           const double f = -norm / kk;
+                           c = c * cplx{f * k2, f * k1};
+                         });
+    }
     }
   }
   fft_->inverse_real([=] BEATNIK_HOST_DEVICE(int i, int j, double v) { r(0, i - lo0, j - lo1) = v; });
