@@ -183,6 +183,11 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.buffer_align = o.buffer_align;
   if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id || o.ranks_per_gpu))
     c.warnings.push_back("--gpu-transport, --gpu-id and --ranks-per-gpu are ignored on a host run (-x host)");
+  require(o.gpu_timers == "events" || o.gpu_timers == "host",
+          "unknown --gpu-timers '" + o.gpu_timers + "' (events or host)");
+  c.gpu_event_timers = o.gpu_timers == "events";
+  if (c.space == exec::Space::Host && o.gpu_timers != "events")
+    c.warnings.push_back("--gpu-timers is ignored on a host run (-x host)");
   c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
@@ -230,6 +235,9 @@ RunConfig make_run_config(const Options& o, int ranks) {
             "unknown --fft-spectrum '" + *o.fft_spectrum + "' (intermediate or input)");
     c.fft.spectrum_in_input_layout = *o.fft_spectrum == "input";
   }
+  require(o.fft_2d == "auto" || o.fft_2d == "on" || o.fft_2d == "off",
+          "unknown --fft-2d '" + o.fft_2d + "' (auto, on or off)");
+  c.fft.plan_2d = o.fft_2d == "on" || (o.fft_2d == "auto" && c.space == exec::Space::Device);
   c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
                  : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
                                             : fft::PlanEffort::Patient;
@@ -360,6 +368,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())
     throw NotAvailable(why);
   configure_skeleton(o, c);
+  require(!(c.skeleton && c.space == exec::Space::Device && !c.gpu_event_timers),
+          "--skeleton measures its stand-ins with the device timers: it cannot run with --gpu-timers host");
   return c;
 }
 

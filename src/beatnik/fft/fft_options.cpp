@@ -10,6 +10,7 @@ std::string FftOptions::describe() const {
   s += reorder ? " reorder=contiguous" : " reorder=strided";
   s += spectrum_in_input_layout ? " spectrum=input-layout" : " spectrum=last-intermediate";
   s += std::string(" fftw-plan=") + to_string(effort);
+  if (plan_2d) s += " local=2d-plan";
   return s;
 }
 

@@ -22,6 +22,9 @@ struct FftOptions {
   // false: it stays in the last intermediate layout (enough for pointwise multipliers).
   bool spectrum_in_input_layout = false;
   PlanEffort effort = PlanEffort::Measure;
+  // true: when the whole array is on this rank and both passes run on it in place, one 2-D
+  // transform replaces the two batched 1-D passes (--fft-2d; local_fft_2d.hpp).
+  bool plan_2d = false;
 
   std::string describe() const;
   // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it
