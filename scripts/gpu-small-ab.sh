@@ -55,14 +55,15 @@ for p in sys.argv[3:]:
     bound = r.nodes(d) * r.bound_bytes_per_node(d) / (bw * 1e12)
     fl = d["timers"]["regions"].get("fft.local", {})
     fft_ms = fl.get("median", 0) * 1e3 if d["config"].get("gpu_timers") == "events" else None
-    rows.setdefault(n, {})[name] = (t, bound, fft_ms, d["config"].get("fft_2d_plan"))
+    bpn = d["performance"].get("device_bytes_per_node_max_rank", 0)
+    rows.setdefault(n, {})[name] = (t, bound, fft_ms, d["config"].get("fft_2d_plan"), bpn)
 print(f"copy bandwidth {bw} TB/s; time/step = median of the slowest rank's steps (first dropped)\n")
-print("| n | variant | time/step (ms) | step/bound | vs base | fft.local/step (ms) | 2-D plan ran |")
-print("|---|---|---|---|---|---|---|")
+print("| n | variant | time/step (ms) | step/bound | vs base | fft.local/step (ms) | 2-D plan ran | device B/node |")
+print("|---|---|---|---|---|---|---|---|")
 for n in sorted(rows):
     base = rows[n].get("base", (None,))[0]
-    for name, (t, bound, fft_ms, two_d) in rows[n].items():
+    for name, (t, bound, fft_ms, two_d, bpn) in rows[n].items():
         vs = f"{t / base:.3f}" if base else "-"
         fm = f"{fft_ms:.3f}" if fft_ms is not None else "(host timers)"
-        print(f"| {n} | {name} | {t*1e3:.3f} | {t/bound:.2f} | {vs} | {fm} | {two_d} |")
+        print(f"| {n} | {name} | {t*1e3:.3f} | {t/bound:.2f} | {vs} | {fm} | {two_d} | {bpn:.0f} |")
 PY
