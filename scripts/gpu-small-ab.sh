@@ -36,7 +36,7 @@ for n in 1024 2048 4096 4864; do
         $args --results "$f" >"$out/n${n}_${name}.log" 2>&1; then
       files+=("$f")
     else
-      echo "n=$n $name failed:"; tail -5 "$out/n${n}_${name}.log"
+      echo "n=$n $name failed: $(grep -m1 'beatnik: ' "$out/n${n}_${name}.log" || tail -1 "$out/n${n}_${name}.log")"
     fi
   done
 done
