@@ -18,7 +18,7 @@ import sys
 #  vorticity: reads V w1 w2, writes 2 rates                            5 doubles
 #  rk.update: stage 1 reads z + rate (5+5), later stages z, stage, rate (15); writes 5
 #  riesz.multiply: complex read + write                                32 B
-#  fft.local: one batched 1D pass over the complex array, read + write 32 B
+#  fft.local: one batched 1D pass over the complex array, read + write 32 B (64 B for a 2-D plan)
 #  fft.reshape: pack (read 16 + write 16) + unpack (read 16 + write 16) 64 B; on one rank the
 #    reshapes are one direct pass: block -> work read 16 + write 16, work -> field 16 + 8 (28 B)
 MODEL = {
@@ -69,6 +69,10 @@ def model_for(doc):
     m = dict(MODEL)
     if doc["decomposition"]["ranks"] == 1:
         m["fft.reshape"] = 28.0
+    # --fft-2d: one fft.local call is a 2-D transform standing for two 1-D passes; counted as
+    # those, so the bound stays the same whichever plan ran (docs/gpu-small.md).
+    if doc["config"].get("fft_2d_plan"):
+        m["fft.local"] = 64.0
     return m
 
 

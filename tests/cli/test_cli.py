@@ -137,6 +137,9 @@ bad_inputs = [
     (["--halo-strategy", "device-ipc"], "halo strategy device-ipc"),
     (["--ranks-per-gpu", "0"], "--ranks-per-gpu must be 1 or more"),
     (["-x", "cuda", "--ranks-per-gpu", "2", "--gpu-id", "0"], "give one of them"),
+    (["--fft-transform", "r2r"], "unknown --fft-transform 'r2r'"),
+    (["--fft-2d", "maybe"], "unknown --fft-2d 'maybe'"),
+    (["--fft-2d", "on"], "--fft-2d on needs --fft-transform c2c"),
     (["--buffer-align", "3"], "power of two"),
     (["--buffer-align", "0"], "power of two"),
     (["--buffer-align", "2147483648"], "power of two"),
@@ -147,6 +150,7 @@ bad_inputs = [
     (["--skeleton", "--write-state", state], "--write-state cannot be used with it"),
     (["--dry-run", "--np", "4"], "plans in one process"),
     (["--np", "4"], "add --dry-run"),
+    (["--dry-run", "--np", "2", "-O", "medium", "-S", "tree"], "locally essential tree's messages"),
     (["-O", "high", "--skeleton", "--br-check", "4"], "--br-check cannot be used with it"),
 ]
 

@@ -2,7 +2,7 @@
 // the same ranks and decomposition, in the same process: both profiles, periodic and free
 // boundaries, slab and pencil FFTs, and every GPU transport (staged, cuda-aware, nccl). The
 // GPU result must equal the host result to 1e-12 relative after every step; also with
-// --halo-overlap.
+// --halo-overlap, and with the small-mesh switches --fft-2d and --gpu-timers (docs/gpu-small.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,8 @@
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/state_csv.hpp"
+#include "beatnik/model/riesz.hpp"
+#include "beatnik/model/zmodel.hpp"
 #include "support/test_support.hpp"
 
 using namespace beatnik;
@@ -58,6 +60,21 @@ app::Options options_for(const Case& c) {
   return o;
 }
 
+// Steps both runs kSteps times; the largest relative difference of the gathered states.
+double compare_steps(app::Simulation& host, app::Simulation& dev) {
+  double worst = 0.0;
+  for (long s = 0; s < kSteps; ++s) {
+    host.step();
+    dev.step();
+    const auto a = io::gather_state(dev.mesh(), dev.state());
+    const auto b = io::gather_state(host.mesh(), host.state());
+    double diff = test::world_rank() == 0 ? test::max_rel_diff(a, b, 5) : 0.0;
+    MPI_Bcast(&diff, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    worst = std::max(worst, diff);
+  }
+  return worst;
+}
+
 // Largest relative difference GPU vs host over the steps (each step compared), or a negative
 // value if the transport cannot run here (the reason goes to `skip`).
 double worst_difference(const app::Options& base, const std::string& transport, std::string& skip,
@@ -78,17 +95,7 @@ double worst_difference(const app::Options& base, const std::string& transport, 
   } else {
     EXPECT_EQ(std::string(comm::to_string(dev->transport().kind())), transport);
   }
-  double worst = 0.0;
-  for (long s = 0; s < kSteps; ++s) {
-    host.step();
-    dev->step();
-    const auto a = io::gather_state(dev->mesh(), dev->state());
-    const auto b = io::gather_state(host.mesh(), host.state());
-    double diff = test::world_rank() == 0 ? test::max_rel_diff(a, b, 5) : 0.0;
-    MPI_Bcast(&diff, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    worst = std::max(worst, diff);
-  }
-  return worst;
+  return compare_steps(host, *dev);
 }
 
 }  // namespace
@@ -131,6 +138,39 @@ TEST(GpuVsHost, HaloOverlapMatchesTheHostStepByStep) {
       if (test::world_rank() == 0) std::printf("[ compared ] %s: max rel diff %.3e\n", what.c_str(), d);
       EXPECT_LE(d, kTolerance) << what;
     }
+  }
+}
+
+// The small-mesh switches (docs/gpu-small.md) under both transforms: --fft-2d auto (with c2c,
+// cuFFT's 2-D plan on one rank; the host keeps its two FFTW 1-D passes) and off, each with
+// --gpu-timers events and host, against the host step by step. On one rank with c2c the 2-D plan
+// must be the one used (slab, and pencil with strided x transforms); with r2c or on several
+// ranks it must not be.
+TEST(GpuVsHost, SmallMeshSwitchesMatchTheHostStepByStep) {
+  ASSERT_GT(exec::device_count(), 0);
+  for (const Case& c : {kCases[0], kCases[3], kCases[4]}) {
+    for (const char* transform : {"c2c", "r2c"})
+      for (const char* two_d : {"auto", "off"})
+        for (const char* timers : {"events", "host"}) {
+          app::Options o = options_for(c);
+          o.fft_transform = transform;
+          o.fft_2d = two_d;
+          o.gpu_timers = timers;
+          const std::string what = std::string("--fft-transform ") + transform + " --fft-2d " + two_d +
+                                   " --gpu-timers " + timers + " " + c.initial + "/" + c.profile + "/" + c.boundary +
+                                   "/" + c.intermediate + "/" + c.reorder + " n=" + std::to_string(c.nodes) + " on " +
+                                   std::to_string(test::world_size()) + " rank(s)";
+          auto pair = test::host_and_device(o, "staged");
+          ASSERT_TRUE(pair.dev) << what << ": " << pair.refusal;
+          // The 2-D plan replaces the full complex transform's passes only.
+          const bool expect_2d =
+              std::string(two_d) == "auto" && std::string(transform) == "c2c" && test::world_size() == 1;
+          EXPECT_EQ(pair.dev->model().riesz()->fft().whole_array_2d(), expect_2d) << what;
+          EXPECT_FALSE(pair.host->model().riesz()->fft().whole_array_2d()) << what;
+          const double worst = compare_steps(*pair.host, *pair.dev);
+          if (test::world_rank() == 0) std::printf("[ compared ] %s: max rel diff %.3e\n", what.c_str(), worst);
+          EXPECT_LE(worst, kTolerance) << what;
+        }
   }
 }
 

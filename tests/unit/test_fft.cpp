@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <complex>
+#include <memory>
+#include <vector>
 
 #include "beatnik/comm/context.hpp"
 #include "beatnik/fft/distributed_fft.hpp"
@@ -21,8 +23,6 @@ namespace {
 std::complex<double> input(int i, int j) {
   return {std::sin(0.37 * i * i + 0.11 * j) + 0.2 * j, std::cos(0.23 * i + 0.71 * j * j) - 0.1 * i};
 }
-
-
 
 double input_scale(std::array<int, 2> n) {
   double m = 0;
@@ -39,59 +39,103 @@ MPI_Comm make_cart(std::array<int, 2> procs) {
   return cart;
 }
 
+// Serial FFTW 2D reference of input() (every rank computes it).
+struct Reference {
+  std::vector<std::complex<double>> spectrum;
+  double scale = 0, in_scale = 0;  // largest |spectrum| and |input|
+};
+Reference reference(std::array<int, 2> n) {
+  Reference r;
+  r.spectrum.resize(n[0] * n[1]);
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < n[1]; ++j) r.spectrum[i * n[1] + j] = input(i, j);
+  fftw_plan p = fftw_plan_dft_2d(n[0], n[1], reinterpret_cast<fftw_complex*>(r.spectrum.data()),
+                                 reinterpret_cast<fftw_complex*>(r.spectrum.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  for (auto& v : r.spectrum) r.scale = std::max(r.scale, std::abs(v));
+  r.in_scale = input_scale(n);
+  return r;
+}
+
+// Forward transform of input() against the reference and the round trip, on every rank; a
+// failure names the case. Also returns whether the two local passes ran as one 2-D transform.
+bool check_transform(const comm::Context& ctx, std::array<int, 2> n, std::array<int, 2> procs,
+                     const fft::FftOptions& opt, const Reference& ref) {
+  const mesh::Decomposition dec(n, procs);
+  MPI_Comm cart = make_cart(procs);
+  int rank = 0;
+  MPI_Comm_rank(cart, &rank);
+  const Box2 mine = dec.owned(rank);
+  auto fp = std::make_unique<fft::DistributedFFT>(ctx, cart, n, procs, dec.all_owned(), exec::Space::Host, opt,
+                                                  nullptr, nullptr);
+  fft::DistributedFFT& f = *fp;
+  f.forward([](int i, int j) {
+    const auto v = input(i, j);
+    return cplx{v.real(), v.imag()};
+  });
+  const ArrayLayout2 sl = f.spectral_layout();
+  const StridedIndex at = indexer(sl);
+  double err = 0;
+  for (int i = sl.box.lo[0]; i < sl.box.hi[0]; ++i)
+    for (int j = sl.box.lo[1]; j < sl.box.hi[1]; ++j) {
+      const cplx c = f.spectrum()[at(i, j)];
+      err = std::max(err, std::abs(std::complex<double>(c.re, c.im) - ref.spectrum[i * n[1] + j]));
+    }
+  std::vector<std::complex<double>> back(mine.count());
+  f.inverse([&](int i, int j, cplx v) {
+    back[(i - mine.lo[0]) * mine.extent(1) + (j - mine.lo[1])] = std::complex<double>(v.re, v.im);
+  });
+  double rt = 0;
+  for (int i = mine.lo[0]; i < mine.hi[0]; ++i)
+    for (int j = mine.lo[1]; j < mine.hi[1]; ++j)
+      rt = std::max(rt, std::abs(back[(i - mine.lo[0]) * mine.extent(1) + (j - mine.lo[1])] / double(n[0] * n[1]) -
+                                 input(i, j)));
+  const bool ok = test::all_ranks(err <= 1e-12 * ref.scale && rt <= 1e-13 * ref.in_scale);
+  EXPECT_TRUE(ok) << n[0] << "x" << n[1] << " grid " << procs[0] << "x" << procs[1] << " " << opt.describe()
+                  << ": forward error " << err / ref.scale << ", round trip " << rt / ref.in_scale;
+  const bool two_d = f.whole_array_2d();
+  fp.reset();
+  MPI_Comm_free(&cart);
+  return two_d;
+}
+
 }  // namespace
 
 TEST(DistributedFFT, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
   comm::Context ctx(MPI_COMM_WORLD);
   const std::array<std::array<int, 2>, 4> sizes{{{16, 16}, {15, 17}, {13, 12}, {9, 11}}};
   for (auto n : sizes) {
-    // Serial reference on every rank.
-    std::vector<std::complex<double>> ref(n[0] * n[1]);
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j) ref[i * n[1] + j] = input(i, j);
-    fftw_plan p = fftw_plan_dft_2d(n[0], n[1], reinterpret_cast<fftw_complex*>(ref.data()),
-                                   reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
-    fftw_execute(p);
-    fftw_destroy_plan(p);
-    double scale = 0;
-    for (auto& v : ref) scale = std::max(scale, std::abs(v));
-    const double in_scale = input_scale(n);
+    const Reference ref = reference(n);
+    for (auto procs : test::process_grids())
+      for (const auto& opt : test::all_fft_strategies()) EXPECT_FALSE(check_transform(ctx, n, procs, opt, ref));
+  }
+}
 
+// --fft-2d: with the whole array on one rank, the slab plan and the pencil plan with strided x
+// transforms run one 2-D transform (FFTW's here; cuFFT's in tests/cuda and test_fft_device);
+// the result matches the serial reference as the two 1-D passes do. Every other plan, and every
+// plan on several ranks, keeps its 1-D passes and is unchanged.
+TEST(DistributedFFT, TwoDPlanOnOneRankMatchesSerialFFTW) {
+  comm::Context ctx(MPI_COMM_WORLD);
+  for (auto n : std::vector<std::array<int, 2>>{{16, 16}, {15, 17}, {19, 8}}) {
+    const Reference ref = reference(n);
     for (auto procs : test::process_grids()) {
-      mesh::Decomposition dec(n, procs);
-      MPI_Comm cart = make_cart(procs);
-      int rank = 0;
-      MPI_Comm_rank(cart, &rank);
-      const Box2 mine = dec.owned(rank);
-      for (const auto& opt : test::all_fft_strategies()) {
-        fft::DistributedFFT f(ctx, cart, n, procs, dec.all_owned(), exec::Space::Host, opt, nullptr, nullptr);
-        f.forward([](int i, int j) {
-          const auto v = input(i, j);
-          return cplx{v.real(), v.imag()};
-        });
-        const ArrayLayout2 sl = f.spectral_layout();
-        const StridedIndex at = indexer(sl);
-        double err = 0;
-        for (int i = sl.box.lo[0]; i < sl.box.hi[0]; ++i)
-          for (int j = sl.box.lo[1]; j < sl.box.hi[1]; ++j) {
-            const cplx c = f.spectrum()[at(i, j)];
-            err = std::max(err, std::abs(std::complex<double>(c.re, c.im) - ref[i * n[1] + j]));
-          }
-        std::vector<std::complex<double>> back(mine.count());
-        f.inverse([&](int i, int j, cplx v) {
-          back[(i - mine.lo[0]) * mine.extent(1) + (j - mine.lo[1])] = std::complex<double>(v.re, v.im);
-        });
-        double rt = 0;
-        for (int i = mine.lo[0]; i < mine.hi[0]; ++i)
-          for (int j = mine.lo[1]; j < mine.hi[1]; ++j)
-            rt = std::max(rt, std::abs(back[(i - mine.lo[0]) * mine.extent(1) + (j - mine.lo[1])] /
-                                           double(n[0] * n[1]) - input(i, j)));
-        const bool ok = test::all_ranks(err <= 1e-12 * scale && rt <= 1e-13 * in_scale);
-        EXPECT_TRUE(ok) << n[0] << "x" << n[1] << " grid " << procs[0] << "x" << procs[1] << " "
-                        << opt.describe() << ": forward error " << err / scale << ", round trip "
-                        << rt / in_scale;
+      for (auto opt : fft::FftOptions::every_combination({comm::ExchangeAlgorithm::Alltoallv, comm::ExchangeAlgorithm::P2P},
+                                                         fft::PlanEffort::Estimate)) {
+        opt.plan_2d = true;
+        const bool expect_2d = test::world_size() == 1 && (opt.intermediate == fft::Intermediate::Slab || !opt.reorder);
+        EXPECT_EQ(check_transform(ctx, n, procs, opt, ref), expect_2d) << opt.describe();
+        // The 2-D plan is a full complex transform: the half spectrum keeps its passes.
+        opt.half_spectrum = true;
+        const mesh::Decomposition dec(n, procs);
+        MPI_Comm cart = make_cart(procs);
+        {
+          fft::DistributedFFT half(ctx, cart, n, procs, dec.all_owned(), exec::Space::Host, opt, nullptr, nullptr);
+          EXPECT_FALSE(half.whole_array_2d()) << opt.describe();
+        }
+        MPI_Comm_free(&cart);
       }
-      MPI_Comm_free(&cart);
     }
   }
 }

@@ -1,6 +1,6 @@
 // The distributed FFT with its data on the GPU (CUDA build only; needs a GPU): every strategy
-// combination against a serial FFTW 2D transform and round trips, as test_fft.cpp does on the
-// host, plus a short model run under each -H against -H 6. Compiled by nvcc: the element
+// combination (each also with --fft-2d) against a serial FFTW 2D transform and round trips, as
+// test_fft.cpp does on the host, plus a short model run under each -H against -H 6. Compiled by nvcc: the element
 // functions run on the device.
 #include <fftw3.h>
 #include <gtest/gtest.h>
@@ -81,8 +81,18 @@ TEST(DistributedFFTDevice, EveryStrategyMatchesSerialFFTWAndRoundTrips) {
         }
       exec::Buffer<cplx> in(dev, std::max<size_t>(host_in.size(), 1)), out(dev, std::max<size_t>(host_in.size(), 1));
       exec::copy(in.data(), dev, host_in.data(), exec::Space::Host, host_in.size());
-      for (const fft::FftOptions& opt : test::all_fft_strategies()) {
+      // Each plan also with --fft-2d: on one rank the slab plan and the pencil plan with strided
+      // x transforms run cuFFT's 2-D plan instead of two 1-D batches; every other plan is unchanged.
+      std::vector<fft::FftOptions> plans = test::all_fft_strategies();
+      for (fft::FftOptions o : test::all_fft_strategies()) {
+        o.plan_2d = true;
+        plans.push_back(o);
+      }
+      for (const fft::FftOptions& opt : plans) {
         fft::DistributedFFT f(ctx, cart, n, procs, dec.all_owned(), dev, opt, nullptr, nullptr);
+        EXPECT_EQ(f.whole_array_2d(),
+                  opt.plan_2d && P == 1 && (opt.intermediate == fft::Intermediate::Slab || !opt.reorder))
+            << opt.describe();
         forward_from(f, in.data(), mine);
         exec::fence(dev);
         const ArrayLayout2 sl = f.spectral_layout();

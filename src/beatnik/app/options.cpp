@@ -105,6 +105,10 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
                  "Alignment in bytes of host and pinned communication buffers: a power of two from 8 to 1 GiB "
                  "(default 4096, a page; 2097152 for huge pages)")
       ->group(X);
+  app.add_option("--gpu-timers", o.gpu_timers,
+                 "Timer regions on -x cuda: events (a CUDA event pair per region, device time) or host "
+                 "(host clock only: the time to queue the work; fewer API calls per step)")
+      ->group(X);
   app.add_flag("--halo-overlap", o.halo_overlap,
                "Run the interior of the stencil kernels (and the Riesz transform) while the halo "
                "exchanges are in flight; the border after (same results, bit for bit)")
@@ -117,6 +121,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--fft-reorder", o.fft_reorder, "contiguous (local transpose, contiguous FFTs) or strided")->group(F);
   app.add_option("--fft-spectrum", o.fft_spectrum, "Spectral layout: intermediate (stay in the last layout) or input")->group(F);
   app.add_option("--fft-transform", o.fft_transform, "r2c (default: the real fields' half spectra, complex-to-real inverse) or c2c (one full complex transform)")->group(F);
+  app.add_option("--fft-2d", o.fft_2d, "With --fft-transform c2c: one 2-D transform instead of two 1-D passes when the whole array is on one rank: on, off, auto (on with -x cuda)")->group(F);
   app.add_option("--fftw-plan", o.fftw_plan, "FFTW planning effort: estimate, measure, patient")->group(F);
 
   const char* W = "Output";

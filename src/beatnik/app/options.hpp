@@ -60,11 +60,13 @@ struct Options {
   std::optional<int> ranks_per_gpu;
   long buffer_align = 4096;
   bool halo_overlap = false;
+  std::string gpu_timers = "events";  // --gpu-timers events|host (docs/gpu-small.md)
   // FFT
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;
   std::string fftw_plan = "measure";
   std::string fft_transform = "r2c";
+  std::string fft_2d = "auto";  // --fft-2d auto|on|off (docs/gpu-small.md)
   // Output
   int write_frequency = 0;
   std::string output_dir = ".";

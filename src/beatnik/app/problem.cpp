@@ -189,6 +189,11 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.buffer_align = o.buffer_align;
   if (c.space == exec::Space::Host && (o.gpu_transport != "auto" || o.gpu_id || o.ranks_per_gpu))
     c.warnings.push_back("--gpu-transport, --gpu-id and --ranks-per-gpu are ignored on a host run (-x host)");
+  require(o.gpu_timers == "events" || o.gpu_timers == "host",
+          "unknown --gpu-timers '" + o.gpu_timers + "' (events or host)");
+  c.gpu_event_timers = o.gpu_timers == "events";
+  if (c.space == exec::Space::Host && o.gpu_timers != "events")
+    c.warnings.push_back("--gpu-timers is ignored on a host run (-x host)");
   c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");
@@ -239,6 +244,14 @@ RunConfig make_run_config(const Options& o, int ranks) {
   require(o.fft_transform == "r2c" || o.fft_transform == "c2c",
           "unknown --fft-transform '" + o.fft_transform + "' (r2c or c2c)");
   c.fft.half_spectrum = o.fft_transform == "r2c";
+  require(o.fft_2d == "auto" || o.fft_2d == "on" || o.fft_2d == "off",
+          "unknown --fft-2d '" + o.fft_2d + "' (auto, on or off)");
+  // The 2-D plan is one full complex transform: it replaces the c2c passes only (the half
+  // spectrum's split and Hermitian rebuild run between its two passes).
+  require(!(o.fft_2d == "on" && c.fft.half_spectrum),
+          "--fft-2d on needs --fft-transform c2c (the 2-D plan is a full complex transform; the default r2c keeps "
+          "its two passes)");
+  c.fft.plan_2d = !c.fft.half_spectrum && (o.fft_2d == "on" || (o.fft_2d == "auto" && c.space == exec::Space::Device));
   c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
                  : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
                                             : fft::PlanEffort::Patient;
@@ -369,6 +382,8 @@ RunConfig make_run_config(const Options& o, int ranks) {
   if (const std::string why = comm::exchange_unavailable_reason(c.fft.algorithm, c.space); !why.empty())
     throw NotAvailable(why);
   configure_skeleton(o, c);
+  require(!(c.skeleton && c.space == exec::Space::Device && !c.gpu_event_timers),
+          "--skeleton measures its stand-ins with the device timers: it cannot run with --gpu-timers host");
   return c;
 }
 

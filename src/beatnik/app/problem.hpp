@@ -39,6 +39,7 @@ struct RunConfig {
   int gpu_id = -1;                     // -1: by node-local rank (or BEATNIK_GPU_ID)
   int ranks_per_gpu = 0;               // --ranks-per-gpu K: K node-local ranks share a GPU (0: round robin)
   long buffer_align = 4096;            // bytes; every host buffer, communication buffers included
+  bool gpu_event_timers = true;        // --gpu-timers events (false: host)
   fft::FftOptions fft;
   std::vector<std::string> warnings;
   // --skeleton (app/skeleton.hpp): communication only; the compute phases stand in for

@@ -20,6 +20,7 @@
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/riesz.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::app {
@@ -173,7 +174,10 @@ json config_json(const Simulation& sim) {
   j["halo_overlap"] = c.model.halo_overlap;
   j["buffer_align"] = c.buffer_align;
   if (c.space == exec::Space::Device) j["ranks_per_gpu"] = c.ranks_per_gpu;
+  if (c.space == exec::Space::Device) j["gpu_timers"] = c.gpu_event_timers ? "events" : "host";
   j["fft"] = c.fft.describe();
+  // --fft-2d: whether rank 0's two local passes ran as one 2-D transform (docs/gpu-small.md).
+  if (const model::RieszTransform* r = sim.model().riesz()) j["fft_2d_plan"] = r->fft().whole_array_2d();
   j["heffte_configuration"] = o.heffte;
   j["ranks_grid_choice"] = c.grid_choice.empty() ? nlohmann::json() : nlohmann::json(c.grid_choice);
   j["warnings"] = c.warnings;

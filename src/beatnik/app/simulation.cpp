@@ -69,7 +69,7 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
                                                                std::string(comm::to_string(transport_->kind())) + ")"
                                                          : std::string()));
     }
-    timers_.set_device_clock(exec::make_cuda_event_clock());
+    if (config.gpu_event_timers) timers_.set_device_clock(exec::make_cuda_event_clock());
     // Over NCCL every reshape is one grouped send/receive: say so in the plan and the results.
     if (transport_->uses_nccl() && config_.fft.algorithm != comm::ExchangeAlgorithm::Nccl) {
       if (config.options.fft_exchange)

@@ -47,6 +47,7 @@ class Simulation {
   const mesh::SurfaceMesh& mesh() const { return *mesh_; }
   const mesh::Field& state() const { return state_; }
   model::ZModel& model() { return *model_; }
+  const model::ZModel& model() const { return *model_; }
   Timers& timers() { return timers_; }
   const comm::CommStats& comm_stats() const { return stats_; }
   // How halo and FFT-reshape bytes travel (host, staged, cuda-aware or nccl).

@@ -122,8 +122,7 @@ HaloExchange::HaloExchange(const CartGrid& grid, GhostedLayout layout, HaloPatte
       continue;
     }
     recv_used[match] = true;
-    self_.push_back(SelfCopy{send_.offset[s] * ncomp_, recv_.offset[match] * ncomp_,
-                             (send_.offset[s + 1] - send_.offset[s]) * ncomp_});
+    self_src_.p[match] = send_buf_.data() + send_.offset[s] * ncomp_;
   }
   for (int r = 0; r < recv_.n; ++r)
     if (!recv_used[r]) remote_recv_.push_back(r);
@@ -218,10 +217,10 @@ void HaloExchange::finish(const ComponentSet& comps) {
   }
   if (stats_ && stats_->trace()) stats_->trace()->complete(name_, this, wall_seconds());
   Timers::Scope t(timers_, t_unpack_);
-  // After the staged copy-back, which would overwrite them.
-  if (!nccl_)
-    for (const SelfCopy& c : self_)
-      exec::copy(recv_buf_.data() + c.to, space_, send_buf_.data() + c.from, space_, c.count);
+  // Messages to self (MPI transports, device-ipc beside NCCL included) are read from the send
+  // buffer where they were packed, in the same pass; they never go through recv_buf_ (which the
+  // staged copy-back overwrites).
+  const SelfSources self = nccl_ ? SelfSources{} : self_src_;
   const HaloRegions regions = recv_;
   const GhostedLayout L = layout_;
   const ComponentSet cs = comps;
@@ -230,7 +229,7 @@ void HaloExchange::finish(const ComponentSet& comps) {
   exec::parallel_for(space_, total, [=] BEATNIK_HOST_DEVICE(long k) {
     int c, i, j, s;
     locate(regions, nc, k, c, i, j, s);
-    cs.p[c][L.index(i, j)] = buf[k];
+    cs.p[c][L.index(i, j)] = self.p[s] ? self.p[s][k - regions.offset[s] * nc] : buf[k];
   });
   if (direct_) strategy_->after_unpack();
 }

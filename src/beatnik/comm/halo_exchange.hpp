@@ -47,6 +47,11 @@ struct HaloRegions {
 struct RemoteTargets {
   double* p[8] = {};
 };
+// Receive regions a rank fills itself: where the message starts in its own send buffer (null:
+// the message arrives in the receive buffer).
+struct SelfSources {
+  const double* p[8] = {};
+};
 // Who sends what to whom: region, peer (grid rank) and tag (the sender's direction) of every
 // message, in direction order. Pure: HaloExchange and the dry run (app/dry_run.hpp) both plan
 // their messages here.
@@ -105,12 +110,9 @@ class HaloExchange {
   // Where MPI reads and writes (the buffers above or their pinned copies), fixed once made.
   const double* mpi_send_ = nullptr;
   double* mpi_recv_ = nullptr;
-  // MPI transports: messages a rank sends itself (periodic wrap on a grid of extent 1) are
-  // copied within its own memory, never through MPI or the host; only the rest go to MPI.
-  struct SelfCopy {
-    long from, to, count;  // elements in send_buf_ / recv_buf_
-  };
-  std::vector<SelfCopy> self_;
+  // MPI transports: messages a rank sends itself (periodic wrap on a grid of extent 1) never go
+  // through MPI or the host: the unpack kernel reads them from send_buf_ where they were packed.
+  SelfSources self_src_;
   std::vector<int> remote_send_, remote_recv_;
   std::string strategy_name_;
   std::unique_ptr<halo::Strategy> strategy_;  // null with NCCL, which replaces it

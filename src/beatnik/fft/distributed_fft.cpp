@@ -5,6 +5,7 @@
 #include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/fft/fft_plan.hpp"
+#include "beatnik/fft/local_fft_2d.hpp"
 
 namespace beatnik::fft {
 
@@ -52,6 +53,8 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
     steps_.back().half = ps.half;
   }
   spectral_ = plan_.spectral;
+  // The 2-D plan is a full complex transform: the half spectrum keeps its two passes.
+  plan_2d_ = options.plan_2d && !plan_.half && merge_whole_array_passes(mine);
 
   // Buffers: the work array holds any full layout this rank passes through, the half array two
   // fields of any half layout; the message buffers the largest reshape (two fields forward on
@@ -72,9 +75,12 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
   work_ = exec::Buffer<cplx>(space, std::max(work, 1L));
   send_ = exec::Buffer<cplx>(space, std::max(comm_elems, 1L));
   recv_ = exec::Buffer<cplx>(space, std::max(comm_elems, 1L));
-  for (const Step& s : steps_)
-    if (s.fft >= 0)
-      ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
+  if (plan_2d_)
+    ffts_.push_back(make_local_fft_2d(space, global[0], global[1], work_.data(), options.effort));
+  else
+    for (const Step& s : steps_)
+      if (s.fft >= 0)
+        ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -112,6 +118,22 @@ bool same_layout(const ArrayLayout2& a, const ArrayLayout2& b) {
   return a.box.lo == b.box.lo && a.box.hi == b.box.hi && a.si == b.si && a.sj == b.sj && a.offset == b.offset;
 }
 }  // namespace
+
+// The whole array on this rank, built by the first (local) reshape in the i-slow, j-fast layout
+// and transformed along both dimensions in place with no reshape between (one rank: the slab
+// plan, and the pencil plan with strided x transforms): the two passes are one 2-D transform of
+// the global[0] x global[1] array, which both backends run faster than a contiguous and a
+// strided batch (docs/gpu-small.md). The spectrum stays where it was.
+bool DistributedFFT::merge_whole_array_passes(const Box2& mine) {
+  const Box2 whole{{0, 0}, {global_[0], global_[1]}};
+  const ArrayLayout2 w = j_fastest(whole);
+  if (!(mine == whole) || steps_.size() != 3) return false;
+  if (steps_[0].reshape < 0 || !steps_[0].local || !same_layout(steps_[0].to, w)) return false;
+  if (steps_[1].fft < 0 || steps_[2].fft < 0 || !same_layout(spectral_, w)) return false;
+  steps_.pop_back();
+  shapes_.resize(1);
+  return true;
+}
 
 void DistributedFFT::count_local(const Step& s, long elem_bytes) const {
   if (!stats_) return;

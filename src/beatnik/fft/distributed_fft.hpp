@@ -71,6 +71,8 @@ class DistributedFFT {
   const FftOptions& options() const { return options_; }
   // The reshapes and transforms this rank makes (fft_plan.hpp).
   const FftPlan& plan() const { return plan_; }
+  // The two local passes run as one 2-D transform (--fft-2d and the whole array on this rank).
+  bool whole_array_2d() const { return plan_2d_; }
   // Bytes of the work and communication buffers (memory report).
   size_t buffer_bytes() const;
   // The reshapes in forward order (the benchmark replays their exchanges alone).
@@ -110,6 +112,8 @@ class DistributedFFT {
   void add_reshape(MPI_Comm comm, const std::vector<Box2>& from, const std::vector<Box2>& to,
                    const ArrayLayout2& from_layout, const ArrayLayout2& to_layout);
   void add_fft(const BatchShape& shape);
+  // --fft-2d: the plan's two passes over the whole array become one 2-D transform (true if so).
+  bool merge_whole_array_passes(const Box2& mine);
 
   std::array<int, 2> global_;
   exec::Space space_;
@@ -126,6 +130,7 @@ class DistributedFFT {
   long field_ = 0;
 
   std::vector<BatchShape> shapes_;  // planned once the work array exists
+  bool plan_2d_ = false;            // shapes_[0] stands for one 2-D transform of the whole array
   const comm::Context& ctx_;
   comm::CommStats* stats_;
   comm::Transport* transport_;

@@ -11,6 +11,7 @@ std::string FftOptions::describe() const {
   s += spectrum_in_input_layout ? " spectrum=input-layout" : " spectrum=last-intermediate";
   s += half_spectrum ? " transform=r2c" : " transform=c2c";
   s += std::string(" fftw-plan=") + to_string(effort);
+  if (plan_2d) s += " local=2d-plan";
   return s;
 }
 

@@ -27,6 +27,9 @@ struct FftOptions {
   // gives a real field (DistributedFFT::inverse_real only). Half the inverse's bytes and flops.
   // false: one complex 2D transform of the full spectrum. The program uses true (--fft-transform).
   bool half_spectrum = false;
+  // true: when the whole array is on this rank and both passes run on it in place, one 2-D
+  // transform replaces the two batched 1-D passes (--fft-2d; local_fft_2d.hpp).
+  bool plan_2d = false;
 
   std::string describe() const;
   // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it

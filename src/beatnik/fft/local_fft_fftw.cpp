@@ -5,6 +5,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/fft/local_fft.hpp"
+#include "beatnik/fft/local_fft_2d.hpp"
 
 namespace beatnik::fft {
 namespace {
@@ -60,6 +61,8 @@ class EmptyBatch final : public LocalFFT {
 };
 
 }  // namespace
+
+std::mutex& fftw_planner_lock() { return planner_lock(); }  // local_fft_2d.hpp
 
 std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape& s);  // local_fft_cufft.cpp
 

@@ -222,8 +222,9 @@ void ZModel::omega(const mesh::Field& state, exec::Part part) {
 }
 
 void ZModel::reset_health() {
-  const long long none = LLONG_MAX;
-  exec::copy(bad_.data(), space_, &none, exec::Space::Host, 1);
+  // A one-element kernel rather than a copy from the host: queued without waiting (device).
+  long long* bad = bad_.data();
+  exec::parallel_for(space_, 1L, [=] BEATNIK_HOST_DEVICE(long) { *bad = LLONG_MAX; });
 }
 
 long long ZModel::first_bad_node() const {
