@@ -3,29 +3,30 @@
 #   scripts/gpu-small-ab.sh BUILD_DIR OUT_DIR        (e.g. build/cuda /tmp/ab)
 # One rank, low order, periodic, the gpu-bench.sh case (-d 0.2312/n), n = 1024, 2048, 4096, 4864,
 # each with
-#   base         --gpu-timers events          the default: half spectrum (r2c), two 1-D passes
+#   base         --fft-transform r2c          half spectrum, two 1-D passes, CUDA-event timers
 #   c2c          --fft-transform c2c --fft-2d off   full complex spectrum, two cuFFT 1-D batches
 #   c2c+2d       --fft-transform c2c --fft-2d on    one cuFFT 2-D plan (c2c only)
-#   timers-host  --gpu-timers host            no CUDA events per timer region
+#   timers-host  --fft-transform r2c --gpu-timers host   no CUDA events per timer region
 #   c2c+2d+host  --fft-transform c2c --fft-2d on --gpu-timers host
-#   contig       --fft-reorder contiguous     contiguous 1-D batches, local transposes (r2c)
+#   contig       --fft-transform r2c --fft-reorder contiguous   contiguous 1-D batches, local transposes
+# (c2c+2d is what --fft-transform auto, the default, runs on one GPU.)
 # Results files land in OUT_DIR (NAME.json, NAME.log); the table goes to stdout. The bound is
 # the passes-as-written traffic bound of gpu_bench_report.py at BW TB/s (default 3.01, the
 # H100's measured device-to-device copy; BW=... to change); a 2-D plan counts as its two passes.
 set -uo pipefail
-[ $# -eq 2 ] || { sed -n 2,15p "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n 2,16p "$0"; exit 2; }
 build=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 bw=${BW:-3.01}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 
-variants=("base:--gpu-timers events"
+variants=("base:--fft-transform r2c --gpu-timers events"
           "c2c:--fft-transform c2c --fft-2d off --gpu-timers events"
           "c2c+2d:--fft-transform c2c --fft-2d on --gpu-timers events"
-          "timers-host:--gpu-timers host"
+          "timers-host:--fft-transform r2c --gpu-timers host"
           "c2c+2d+host:--fft-transform c2c --fft-2d on --gpu-timers host"
-          "contig:--gpu-timers events --fft-reorder contiguous")
+          "contig:--fft-transform r2c --gpu-timers events --fft-reorder contiguous")
 files=()
 for n in 1024 2048 4096 4864; do
   steps=20; [ "$n" -ge 4096 ] && steps=12

@@ -59,7 +59,7 @@ TEST(FftStrategies, EveryExchangeAlgorithmAndSpectrumLayoutGivesTheSameRun) {
   }
 }
 
-// The half spectrum (--fft-transform r2c, the default) and the full complex transform (c2c) give
+// The half spectrum (--fft-transform r2c, what auto picks on the host) and the full complex transform (c2c) give
 // the same run on every intermediate, reorder and spectrum layout.
 TEST(FftStrategies, HalfAndFullSpectrumGiveTheSameRun) {
   auto o = base();

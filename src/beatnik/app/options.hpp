@@ -65,7 +65,7 @@ struct Options {
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;
   std::string fftw_plan = "measure";
-  std::string fft_transform = "r2c";
+  std::string fft_transform = "auto";  // --fft-transform auto|r2c|c2c (docs/fft.md)
   std::string fft_2d = "auto";  // --fft-2d auto|on|off (docs/gpu-small.md)
   // Output
   int write_frequency = 0;

@@ -241,16 +241,20 @@ RunConfig make_run_config(const Options& o, int ranks) {
             "unknown --fft-spectrum '" + *o.fft_spectrum + "' (intermediate or input)");
     c.fft.spectrum_in_input_layout = *o.fft_spectrum == "input";
   }
-  require(o.fft_transform == "r2c" || o.fft_transform == "c2c",
-          "unknown --fft-transform '" + o.fft_transform + "' (r2c or c2c)");
-  c.fft.half_spectrum = o.fft_transform == "r2c";
+  require(o.fft_transform == "auto" || o.fft_transform == "r2c" || o.fft_transform == "c2c",
+          "unknown --fft-transform '" + o.fft_transform + "' (auto, r2c or c2c)");
   require(o.fft_2d == "auto" || o.fft_2d == "on" || o.fft_2d == "off",
           "unknown --fft-2d '" + o.fft_2d + "' (auto, on or off)");
+  // auto: the full complex transform where one 2-D plan can replace its two passes (one GPU, or
+  // --fft-2d on; on one H200 it beat the half spectrum at n = 1024..4864, docs/gpu-small.md),
+  // the half spectrum everywhere else (fewer reshape bytes and flops, docs/fft.md).
+  const bool two_d_wanted = o.fft_2d == "on" || (o.fft_2d == "auto" && c.space == exec::Space::Device && ranks == 1);
+  c.fft.half_spectrum = o.fft_transform == "r2c" || (o.fft_transform == "auto" && !two_d_wanted);
   // The 2-D plan is one full complex transform: it replaces the c2c passes only (the half
   // spectrum's split and Hermitian rebuild run between its two passes).
   require(!(o.fft_2d == "on" && c.fft.half_spectrum),
-          "--fft-2d on needs --fft-transform c2c (the 2-D plan is a full complex transform; the default r2c keeps "
-          "its two passes)");
+          "--fft-2d on needs --fft-transform c2c or auto (the 2-D plan is a full complex transform; r2c keeps its "
+          "two passes)");
   c.fft.plan_2d = !c.fft.half_spectrum && (o.fft_2d == "on" || (o.fft_2d == "auto" && c.space == exec::Space::Device));
   c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
                  : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
