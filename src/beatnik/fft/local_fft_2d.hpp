@@ -4,7 +4,6 @@
 // FftOptions::plan_2d is set and the whole array is on one rank (docs/gpu-small.md): cuFFT's 2-D
 // plan beats a contiguous pass plus a strided one, most at awkward lengths such as 4864.
 #include <memory>
-#include <mutex>
 
 #include "beatnik/fft/local_fft.hpp"
 
@@ -12,8 +11,5 @@ namespace beatnik::fft {
 
 // `scratch` holds n0*n1 elements in the same space (FFTW's planner may overwrite it).
 std::unique_ptr<LocalFFT> make_local_fft_2d(exec::Space space, int n0, int n1, cplx* scratch, PlanEffort effort);
-
-// FFTW's planner is not thread-safe: every FFTW plan is made under this lock (local_fft_fftw.cpp).
-std::mutex& fftw_planner_lock();
 
 }  // namespace beatnik::fft

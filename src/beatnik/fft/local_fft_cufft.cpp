@@ -17,16 +17,11 @@ namespace {
 void check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw Error(std::string("cuFFT error ") + std::to_string(int(r)) + " in " + what);
 }
-class CufftBatch final : public LocalFFT {
+// One cuFFT Z2Z plan run in place (a batch of 1-D transforms or one 2-D transform).
+class CufftPlan final : public LocalFFT {
  public:
-  explicit CufftBatch(const BatchShape& s) {
-    int n[1] = {s.n};
-    int embed[1] = {s.n};
-    check(cufftPlanMany(&plan_, 1, n, embed, static_cast<int>(s.stride), static_cast<int>(s.dist), embed,
-                        static_cast<int>(s.stride), static_cast<int>(s.dist), CUFFT_Z2Z, s.howmany),
-          "cufftPlanMany");
-  }
-  ~CufftBatch() override { cufftDestroy(plan_); }
+  CufftPlan(cufftHandle plan, const char* what) : plan_(plan), what_(what) {}
+  ~CufftPlan() override { cufftDestroy(plan_); }
   void forward(cplx* d) override {
     auto* a = reinterpret_cast<cufftDoubleComplex*>(d);
     check(cufftExecZ2Z(plan_, a, a, CUFFT_FORWARD), "cufftExecZ2Z");
@@ -38,17 +33,34 @@ class CufftBatch final : public LocalFFT {
   std::string library() const override {
     int v = 0;
     cufftGetVersion(&v);
-    return "cuFFT " + std::to_string(v);
+    return "cuFFT " + std::to_string(v) + what_;
   }
 
  private:
   cufftHandle plan_ = 0;
+  const char* what_;
 };
 }  // namespace
 
-std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape& s) { return std::make_unique<CufftBatch>(s); }
+std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape& s) {
+  int n[1] = {s.n};
+  int embed[1] = {s.n};
+  const int stride = static_cast<int>(s.stride), dist = static_cast<int>(s.dist);
+  cufftHandle plan = 0;
+  check(cufftPlanMany(&plan, 1, n, embed, stride, dist, embed, stride, dist, CUFFT_Z2Z, s.howmany), "cufftPlanMany");
+  return std::make_unique<CufftPlan>(plan, "");
+}
+
+std::unique_ptr<LocalFFT> make_cufft_2d(int n0, int n1) {
+  cufftHandle plan = 0;
+  check(cufftPlan2d(&plan, n0, n1, CUFFT_Z2Z), "cufftPlan2d");
+  return std::make_unique<CufftPlan>(plan, " (2-D plan)");
+}
 #else
 std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape&) {
+  throw NotAvailable("cuFFT: this beatnik was built without the CUDA backend");
+}
+std::unique_ptr<LocalFFT> make_cufft_2d(int, int) {
   throw NotAvailable("cuFFT: this beatnik was built without the CUDA backend");
 }
 #endif

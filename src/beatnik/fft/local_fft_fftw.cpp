@@ -5,51 +5,37 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/fft/local_fft.hpp"
-#include "beatnik/fft/local_fft_2d.hpp"
+#include "beatnik/fft/fftw_plan_pair.hpp"
 
 namespace beatnik::fft {
-namespace {
 
 // FFTW's planner is not thread-safe; plans are made rarely, so one lock is enough.
-std::mutex& planner_lock() {
+std::mutex& fftw_planner_lock() {
   static std::mutex m;
   return m;
 }
 
-class FftwBatch final : public LocalFFT {
+unsigned fftw_flags(PlanEffort effort) {
+  return effort == PlanEffort::Estimate  ? FFTW_ESTIMATE
+         : effort == PlanEffort::Measure ? FFTW_MEASURE
+                                         : FFTW_PATIENT;
+}
+
+namespace {
+
+class FftwBatch final : public FftwPlanPair {
  public:
   FftwBatch(const BatchShape& s, cplx* scratch, PlanEffort effort) {
-    unsigned flags = effort == PlanEffort::Estimate  ? FFTW_ESTIMATE
-                     : effort == PlanEffort::Measure ? FFTW_MEASURE
-                                                     : FFTW_PATIENT;
+    const unsigned flags = fftw_flags(effort);
     int n[1] = {s.n};
     auto* a = reinterpret_cast<fftw_complex*>(scratch);
-    std::lock_guard<std::mutex> g(planner_lock());
-    fwd_ = fftw_plan_many_dft(1, n, s.howmany, a, nullptr, static_cast<int>(s.stride),
-                              static_cast<int>(s.dist), a, nullptr, static_cast<int>(s.stride),
-                              static_cast<int>(s.dist), FFTW_FORWARD, flags);
-    inv_ = fftw_plan_many_dft(1, n, s.howmany, a, nullptr, static_cast<int>(s.stride),
-                              static_cast<int>(s.dist), a, nullptr, static_cast<int>(s.stride),
-                              static_cast<int>(s.dist), FFTW_BACKWARD, flags);
+    const int stride = static_cast<int>(s.stride), dist = static_cast<int>(s.dist);
+    std::lock_guard<std::mutex> g(fftw_planner_lock());
+    fwd_ = fftw_plan_many_dft(1, n, s.howmany, a, nullptr, stride, dist, a, nullptr, stride, dist, FFTW_FORWARD, flags);
+    inv_ = fftw_plan_many_dft(1, n, s.howmany, a, nullptr, stride, dist, a, nullptr, stride, dist, FFTW_BACKWARD, flags);
     if (!fwd_ || !inv_) throw Error("FFTW could not plan a batch of length-" + std::to_string(s.n) + " transforms");
   }
-  ~FftwBatch() override {
-    std::lock_guard<std::mutex> g(planner_lock());
-    fftw_destroy_plan(fwd_);
-    fftw_destroy_plan(inv_);
-  }
-  void forward(cplx* d) override {
-    auto* a = reinterpret_cast<fftw_complex*>(d);
-    fftw_execute_dft(fwd_, a, a);
-  }
-  void inverse(cplx* d) override {
-    auto* a = reinterpret_cast<fftw_complex*>(d);
-    fftw_execute_dft(inv_, a, a);
-  }
   std::string library() const override { return fftw_version; }
-
- private:
-  fftw_plan fwd_ = nullptr, inv_ = nullptr;
 };
 
 // No transforms on this rank (an empty slab): nothing to do.
@@ -61,8 +47,6 @@ class EmptyBatch final : public LocalFFT {
 };
 
 }  // namespace
-
-std::mutex& fftw_planner_lock() { return planner_lock(); }  // local_fft_2d.hpp
 
 std::unique_ptr<LocalFFT> make_cufft_batch(const BatchShape& s);  // local_fft_cufft.cpp
 
