@@ -38,6 +38,10 @@ struct Walk {
       else particles(C);
       return;
     }
+    // Not separated from the whole box T, but a target batch inside T may be: its proxies travel
+    // too, or the receiver would sum every source below it directly (9x the direct pairs of
+    // one rank at 256² on 2 x 2 ranks before this).
+    if (t.proxies_of(c)) proxy[c] = 1;
     if (C.leaf()) return particles(C);
     opened[c] = 1;
     for (int k : C.child) visit(k, mx, my, true);

@@ -5,7 +5,8 @@
 // rank's tree that this rank's targets need. The owner of a tree builds that part (pack_let)
 // from the receiving rank's box T — the tight box of all its targets — by the one-rank tree's
 // walk with T as the batch, for every image: a cluster well separated from T (the MAC with θ)
-// travels as its box and proxy sources; one that is not is opened; a leaf that is not travels
+// travels as its box and proxy sources; one that is not is opened, its proxies sent too (a batch
+// inside T may be separated from it); a leaf that is not travels
 // with its particles (position and strength); an image that straddles the image window's edge
 // for T opens the cluster too. The receiver walks that part per target batch B (⊂ T): a cluster
 // is taken through its proxies when it is well separated from B or from T (the owner's
