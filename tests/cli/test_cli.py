@@ -340,6 +340,28 @@ for strategy in ["alltoallv", "sparse"]:
     check(f"tree {strategy} config", doc["config"]["br"]["tree"]["let_strategy"] == strategy, str(doc["config"]["br"]))
     tree_z[strategy] = doc["checksums"]["max_z3"]
 check("tree LET strategies agree", len(set(tree_z.values())) == 1, str(tree_z))
+# The tree solver's per-rank load (load_balance, as the cutoff solver reports it): one step on 2
+# ranks, the ranks' counts at the snapshot add up to the totals the solver keeps apart
+# (performance.br_tree: its own counters over the step's 3 calls).
+p = run(["-O", "high", "-S", "tree", "-n", "24", "-t", "1", "--tree-leaf", "16", "--load-snapshot", "1",
+         "--results", results], ranks=2)
+check("tree load exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+if p is not None and p.returncode == 0:
+    doc = json.load(open(results))
+    lb, t = doc.get("load_balance") or {}, doc["performance"]["br_tree"]
+    snap = (lb.get("snapshots") or {}).get("1", {})
+    check("tree load solver", lb.get("solver") == "tree" and lb.get("quantities", [])[:3] == [
+        "particles", "let_particles", "direct_pairs"] and len(snap.get("particles", [])) == 2, json.dumps(lb)[:400])
+    close = lambda a, b: abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1.0)  # noqa: E731
+    if snap and t["calls"] == 3:
+        check("tree load pairs", close(sum(snap["direct_pairs"]), 3 * t["direct_pairs_per_call"])
+              and close(sum(snap["proxy_pairs"]), 3 * t["proxy_pairs_per_call"])
+              and close(sum(snap["cluster_terms"]), 3 * t["cluster_terms_per_call"]), f"{snap} {t}")
+        check("tree load let bytes", close(max(snap["let_bytes"]), 3 * t["let_bytes_per_call_max_rank"])
+              and min(snap["let_bytes"]) > 0, f"{snap} {t}")
+    else:
+        check("tree load calls", False, f"{t} {snap}")
+    check("tree load summary", "Load balance, tree Birkhoff-Rott" in p.stdout, p.stdout[-600:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 

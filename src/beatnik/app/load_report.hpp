@@ -1,15 +1,17 @@
 #pragma once
-// Load balance of the cutoff Birkhoff–Rott solver, a first-class output: per rank and step the
-// particles owned in space, ghosts, pairs evaluated and bytes migrated, reduced over ranks
-// (min / median / max, max ÷ mean) for the summary, per step for the results file, and the full
-// per-rank distribution at the steps named by --load-snapshot.
+// Load balance of the spatial Birkhoff–Rott solvers, a first-class output: per rank and step the
+// quantities the solver names (app/load_series.hpp; cutoff: particles owned in space, ghosts,
+// pairs, bytes migrated; tree: particles, LET particles, direct pairs, cluster terms, proxy
+// pairs, LET bytes), reduced over ranks (min / median / max, max ÷ mean) for the summary, per
+// step for the results file, and the full per-rank distribution at the steps named by
+// --load-snapshot.
 #include <nlohmann/json.hpp>
 
 #include "beatnik/app/simulation.hpp"
 
 namespace beatnik::app {
 
-// Collective; complete on rank 0 only. Null when the run has no cutoff solver.
+// Collective; complete on rank 0 only. Null when the run has neither the cutoff nor the tree solver.
 nlohmann::json load_balance_json(const Simulation& sim);
 
 // Rank 0: the summary's load-balance table from a results document's "load_balance" section.

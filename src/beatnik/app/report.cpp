@@ -354,7 +354,10 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
   if (sim.config().model.br.cutoff_solver && sim.config().model.order != model::Order::Low) {
     // Cutoff BR: the pairs within the cutoff that the kernels evaluated, all ranks, per step.
     double pairs = 0;
-    for (const auto& l : sim.load_series()) pairs += double(l.pairs);
+    const LoadSeries& load_rows = sim.load_series();
+    const int col = load_rows.column("pairs");
+    if (col >= 0)
+      for (const auto& row : load_rows.steps) pairs += row[col];
     MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_DOUBLE, MPI_SUM, c);
     perf["br_pairs_per_step"] = pairs / steps;
     perf["br_pairs_per_second"] = outcome.wall_seconds > 0 ? pairs / outcome.wall_seconds : 0.0;

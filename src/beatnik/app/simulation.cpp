@@ -121,16 +121,7 @@ void Simulation::step() {
     integrator_->step(state_, config_.dt);
   }
   ++step_;
-  if (auto* cutoff = dynamic_cast<model::CutoffBRSolver*>(model_->br_solver())) {
-    const std::vector<model::CutoffLoad> calls = cutoff->take_loads();
-    model::CutoffLoad s = calls.empty() ? model::CutoffLoad{} : calls.front();
-    for (size_t k = 1; k < calls.size(); ++k) {
-      s.pairs += calls[k].pairs;
-      s.migrate_bytes += calls[k].migrate_bytes;
-      s.ghost_bytes += calls[k].ghost_bytes;
-    }
-    load_series_.push_back(s);
-  }
+  record_step_load(model_->br_solver(), load_series_);
   if (model::BRCheck* check = model_->br_check())
     br_check_series_.push_back(reduce_br_check(check->take(), step_, mesh_->grid().comm()));
   long long bad = model_->first_bad_node();
@@ -150,7 +141,7 @@ void Simulation::step() {
     region_series_.reset();
     timers_.reset();
     stats_.reset();
-    load_series_.clear();
+    load_series_.steps.clear();
   }
   if (step_ == 1 && config_.space == exec::Space::Device) {
     size_t free_now = 0, total = 0;

@@ -20,6 +20,7 @@
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/app/br_check_report.hpp"
+#include "beatnik/app/load_series.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/diagnostics.hpp"
 #include "beatnik/model/time_integrator.hpp"
@@ -64,9 +65,9 @@ class Simulation {
   long measured_steps() const { return static_cast<long>(step_seconds_.size()); }
   // Warm-up steps taken so far and this rank's wall seconds in each.
   const std::vector<double>& warmup_seconds() const { return warmup_seconds_; }
-  // Cutoff BR solver: this rank's load per step (particles and ghosts of the step's first call,
-  // pairs and bytes summed over its calls); empty with another solver.
-  const std::vector<model::CutoffLoad>& load_series() const { return load_series_; }
+  // Cutoff and tree BR solvers: this rank's load per step (app/load_series.hpp); empty with
+  // another solver.
+  const LoadSeries& load_series() const { return load_series_; }
   // --br-check: the measured BR error of every step (warm-up steps included); empty without.
   const std::vector<BRCheckStep>& br_check_series() const { return br_check_series_; }
   // Restart (io/): the step this run started from, the steps it took, the last derivative
@@ -109,7 +110,7 @@ class Simulation {
   std::vector<double> step_seconds_;
   std::vector<double> warmup_seconds_;
   RegionSeries region_series_;
-  std::vector<model::CutoffLoad> load_series_;
+  LoadSeries load_series_;
   std::unique_ptr<TraceRecorder> trace_;
   std::unique_ptr<comm::MessageTrace> message_trace_;
   double trace_origin_ = 0;

@@ -102,7 +102,7 @@ void Simulation::start_skeleton() {
       if (it != timers_.stats().end() && it->second.calls > 0)
         per_call[region] = it->second.seconds / double(it->second.calls);
     }
-    if (auto* cutoff = dynamic_cast<model::CutoffBRSolver*>(model_->br_solver())) cutoff->take_loads();
+    discard_loads(model_->br_solver());
     model::initialize_state(*mesh_, config_.initial, state_);
     model_->gather(state_);
   }
