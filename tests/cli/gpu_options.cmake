@@ -14,6 +14,10 @@ beatnik_cli_test(cli.fft_2d_unknown "unknown --fft-2d 'yes'" --fft-2d yes)
 beatnik_cli_test(cli.gpu_timers_ignored_on_host "--gpu-timers is ignored on a host run"
                  -n 16 -t 1 --fftw-plan estimate --progress-every 0 --gpu-timers host)
 beatnik_cli_test(cli.fft_2d_on_host "local=2d-plan" -n 16 -t 1 --fftw-plan estimate --progress-every 0 --fft-2d on)
+# --gpu-graph (docs/gpu-small.md): validated everywhere, ignored on a host run when asked for.
+beatnik_cli_test(cli.gpu_graph_unknown "unknown --gpu-graph 'yes'" --gpu-graph yes)
+beatnik_cli_test(cli.gpu_graph_ignored_on_host "--gpu-graph is ignored on a host run"
+                 -n 16 -t 1 --fftw-plan estimate --progress-every 0 --gpu-graph on)
 if(NOT BEATNIK_ENABLE_CUDA)
   beatnik_cli_test(cli.cuda_not_built "built without the CUDA backend" -x cuda -n 16 -t 1)
 endif()

@@ -109,6 +109,11 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
                  "Timer regions on -x cuda: events (a CUDA event pair per region, device time) or host "
                  "(host clock only: the time to queue the work; fewer API calls per step)")
       ->group(X);
+  app.add_option("--gpu-graph", o.gpu_graph,
+                 "Capture the RK step once as a CUDA graph and launch it whole every step (-x cuda, one rank, "
+                 "low order): auto (where it applies, else plain launches), on (refused where it cannot "
+                 "apply), off. Regions inside the step then report calls but no time")
+      ->group(X);
   app.add_flag("--halo-overlap", o.halo_overlap,
                "Run the interior of the stencil kernels (and the Riesz transform) while the halo "
                "exchanges are in flight; the border after (same results, bit for bit)")

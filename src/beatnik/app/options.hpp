@@ -61,6 +61,7 @@ struct Options {
   long buffer_align = 4096;
   bool halo_overlap = false;
   std::string gpu_timers = "events";  // --gpu-timers events|host (docs/gpu-small.md)
+  std::string gpu_graph = "auto";     // --gpu-graph auto|on|off (docs/gpu-small.md)
   // FFT
   int heffte = 6;
   std::optional<std::string> fft_exchange, fft_intermediate, fft_reorder, fft_spectrum;

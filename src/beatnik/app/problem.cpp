@@ -194,6 +194,11 @@ RunConfig make_run_config(const Options& o, int ranks) {
   c.gpu_event_timers = o.gpu_timers == "events";
   if (c.space == exec::Space::Host && o.gpu_timers != "events")
     c.warnings.push_back("--gpu-timers is ignored on a host run (-x host)");
+  require(o.gpu_graph == "auto" || o.gpu_graph == "on" || o.gpu_graph == "off",
+          "unknown --gpu-graph '" + o.gpu_graph + "' (auto, on or off)");
+  c.gpu_graph = o.gpu_graph;
+  if (c.space == exec::Space::Host && o.gpu_graph == "on")
+    c.warnings.push_back("--gpu-graph is ignored on a host run (-x host)");
   c.model.br.ring_strategy = ring_strategy(o, c);
   require(o.fftw_plan == "estimate" || o.fftw_plan == "measure" || o.fftw_plan == "patient",
           "unknown --fftw-plan '" + o.fftw_plan + "' (estimate, measure or patient)");

@@ -40,6 +40,7 @@ struct RunConfig {
   int ranks_per_gpu = 0;               // --ranks-per-gpu K: K node-local ranks share a GPU (0: round robin)
   long buffer_align = 4096;            // bytes; every host buffer, communication buffers included
   bool gpu_event_timers = true;        // --gpu-timers events (false: host)
+  std::string gpu_graph = "auto";     // --gpu-graph auto|on|off (resolved by Simulation: app/step_graph.hpp)
   fft::FftOptions fft;
   std::vector<std::string> warnings;
   // --skeleton (app/skeleton.hpp): communication only; the compute phases stand in for

@@ -175,6 +175,11 @@ json config_json(const Simulation& sim) {
   j["buffer_align"] = c.buffer_align;
   if (c.space == exec::Space::Device) j["ranks_per_gpu"] = c.ranks_per_gpu;
   if (c.space == exec::Space::Device) j["gpu_timers"] = c.gpu_event_timers ? "events" : "host";
+  // --gpu-graph: what was asked, and whether the step ran as a CUDA graph (docs/gpu-small.md).
+  if (c.space == exec::Space::Device) {
+    j["gpu_graph"] = c.gpu_graph;
+    j["gpu_graph_used"] = sim.graph_in_use();
+  }
   j["fft"] = c.fft.describe();
   // --fft-2d: whether rank 0's two local passes ran as one 2-D transform (docs/gpu-small.md).
   if (const model::RieszTransform* r = sim.model().riesz()) j["fft_2d_plan"] = r->fft().whole_array_2d();
@@ -454,6 +459,9 @@ void print_banner(const Simulation& sim) {
                c.ranks_per_gpu > 0 ? fmt::format(", {} rank(s) per GPU (--ranks-per-gpu)", c.ranks_per_gpu)
                                    : std::string(),
                sim.transport().describe());
+  if (sim.step_graph())
+    fmt::print("  gpu graph   the RK step captured once as a CUDA graph and launched whole (--gpu-graph {}); "
+               "regions inside it report calls, no time\n", c.gpu_graph);
   if (c.buffer_align != 4096) fmt::print("  buffers     host and pinned buffers aligned to {} bytes\n", c.buffer_align);
   if (c.skeleton) fmt::print("  skeleton    {}\n", skeleton_banner(sim));
   for (const auto& w : c.warnings) fmt::print("  warning     {}\n", w);

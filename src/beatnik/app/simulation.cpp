@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <optional>
 
 #include "beatnik/app/memory_check.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/halo/registry.hpp"
 #include "beatnik/exec/device_clock.hpp"
+#include "beatnik/exec/stream.hpp"
 #include "beatnik/model/initial_conditions.hpp"
 #include "beatnik/model/state.hpp"
 
@@ -107,6 +110,14 @@ Simulation::Simulation(MPI_Comm comm, const RunConfig& config) : config_(config)
     MPI_Barrier(ctx_->comm());
     trace_origin_ = wall_seconds();
   }
+  // --gpu-graph (app/step_graph.hpp): decided alike on every rank (rank count, options, transport).
+  if (config_.space == exec::Space::Device && config_.gpu_graph != "off") {
+    const std::string why = step_graph_unavailable(config_, ctx_->size(), transport_->kind());
+    if (why.empty())
+      graph_ = std::make_unique<StepGraph>(timers_, stats_, config_.gpu_graph == "on");
+    else if (config_.gpu_graph == "on")
+      throw NotAvailable("--gpu-graph on: " + why + "; use --gpu-graph auto or off");
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -115,10 +126,23 @@ void Simulation::step() {
   exec::fence(config_.space);
   const double t0 = wall_seconds();
   if (trace_) trace_->begin_step(step_ + 1);
+  // With a graph the whole step queues on its stream (the graph's launch, the health flag, the
+  // step's timestamps); otherwise on stream 0.
+  std::optional<exec::WorkStreamScope> on_graph_stream;
+  if (graph_in_use()) on_graph_stream.emplace(graph_->stream());
   model_->reset_health();
   {
     Timers::Scope t(&timers_, "step");
-    integrator_->step(state_, config_.dt);
+    if (graph_in_use()) {
+      graph_->run([&] { integrator_->step(state_, config_.dt); }, config_.dt);
+      if (!graph_->active()) {
+        config_.warnings.push_back("--gpu-graph auto: the step could not be captured as a CUDA graph (" +
+                                   graph_->fallback() + "); it runs with plain launches");
+        std::fprintf(stderr, "beatnik: warning: %s\n", config_.warnings.back().c_str());
+      }
+    } else {
+      integrator_->step(state_, config_.dt);
+    }
   }
   ++step_;
   record_step_load(model_->br_solver(), load_series_);

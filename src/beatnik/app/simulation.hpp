@@ -21,6 +21,7 @@
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/app/br_check_report.hpp"
 #include "beatnik/app/load_series.hpp"
+#include "beatnik/app/step_graph.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/diagnostics.hpp"
 #include "beatnik/model/time_integrator.hpp"
@@ -88,6 +89,10 @@ class Simulation {
   size_t buffer_bytes() const;
   // --skeleton: the switch of the compute phases (stand-in seconds per call of each region).
   const ComputeGate& compute_gate() const { return gate_; }
+  // --gpu-graph: the step's CUDA graph (null when not asked for or not applicable; its
+  // active() turns false for good when a capture failed under auto).
+  const StepGraph* step_graph() const { return graph_.get(); }
+  bool graph_in_use() const { return graph_ && graph_->active(); }
 
  private:
   void start_skeleton();  // app/skeleton.cpp
@@ -115,6 +120,7 @@ class Simulation {
   std::unique_ptr<comm::MessageTrace> message_trace_;
   double trace_origin_ = 0;
   std::vector<BRCheckStep> br_check_series_;
+  std::unique_ptr<StepGraph> graph_;  // last: gone before the buffers its kernels use
 };
 
 }  // namespace beatnik::app

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace beatnik {
@@ -43,6 +44,10 @@ class Timers {
   // runs: there a phase is the span in which the host queued its work). Null: off.
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
+  // While a CUDA graph is captured (app/step_graph.hpp) no work runs: regions then count their
+  // calls only (no timestamp, no time), and the graph's launches add those counts again.
+  void set_count_only(bool on) { count_only_ = on; }
+
   void start(const std::string& name);
   void stop(const std::string& name);
   // Folds the device timestamps of finished regions into the statistics (device runs).
@@ -55,6 +60,8 @@ class Timers {
   }
 
   const std::map<std::string, Stat>& stats() const { return stats_; }
+  // Puts back a copy of stats() (a failed graph capture's call counts are dropped so).
+  void set_stats(std::map<std::string, Stat> s) { stats_ = std::move(s); }
   void reset();
 
   class Scope {
@@ -85,6 +92,7 @@ class Timers {
   std::vector<Pending> pending_;
   std::unique_ptr<DeviceClock> clock_;
   TraceRecorder* trace_ = nullptr;
+  bool count_only_ = false;
 };
 
 // Seconds since an arbitrary fixed point (monotonic).

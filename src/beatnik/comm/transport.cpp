@@ -8,6 +8,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/exec/memory.hpp"
+#include "beatnik/exec/stream.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
 #include <cuda_runtime.h>
@@ -29,6 +30,8 @@ void cuda_check(cudaError_t e, const char* what) {
 }
 #endif
 #if defined(BEATNIK_WITH_NCCL)
+// The stream the kernels run on (stream 0 unless a graph's step runs: exec/stream.hpp).
+cudaStream_t kernel_stream() { return static_cast<cudaStream_t>(exec::work_stream()); }
 void nccl_check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw Error(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r));
 }
@@ -253,7 +256,7 @@ void Transport::nccl_exchange(MPI_Comm comm, const void* send, const Message* se
   auto c = static_cast<ncclComm_t>(nccl_comm_);
   auto s = static_cast<cudaStream_t>(stream_);
   // After the device work that wrote the send buffers and read the receive buffers.
-  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(ready_), 0), "cudaEventRecord");
+  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(ready_), kernel_stream()), "cudaEventRecord");
   cuda_check(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(ready_), 0), "cudaStreamWaitEvent");
   nccl_check(ncclGroupStart(), "ncclGroupStart");
   for (int k = 0; k < nrecvs; ++k)
@@ -278,7 +281,7 @@ void Transport::nccl_exchange(MPI_Comm comm, const void* send, const Message* se
 void Transport::nccl_join() {
 #if defined(BEATNIK_WITH_NCCL)
   // The stream is in order, so its last event covers every exchange queued before it.
-  if (done_) cuda_check(cudaStreamWaitEvent(0, static_cast<cudaEvent_t>(done_), 0), "cudaStreamWaitEvent");
+  if (done_) cuda_check(cudaStreamWaitEvent(kernel_stream(), static_cast<cudaEvent_t>(done_), 0), "cudaStreamWaitEvent");
 #else
   throw NotAvailable("nccl transport: this beatnik was built without NCCL");
 #endif

@@ -59,9 +59,9 @@ void BoundingBox::compute_device(const double* x, const double* y, const double*
   grow(partial_, Space::Device, std::size_t(6) * (kMaxBlocks + 1));
   double* partial = partial_.data();
   double* out = partial + 6 * kMaxBlocks;
-  box_blocks<<<blocks, kThreads>>>(x, y, z, n, partial);
+  box_blocks<<<blocks, kThreads, 0, detail::stream()>>>(x, y, z, n, partial);
   detail::check_launch("bounding box (blocks)");
-  box_final<<<1, kThreads>>>(partial, blocks, out);
+  box_final<<<1, kThreads, 0, detail::stream()>>>(partial, blocks, out);
   detail::check_launch("bounding box (final)");
   double r[6];
   copy(r, Space::Host, out, Space::Device, 6);

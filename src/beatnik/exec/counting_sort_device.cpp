@@ -55,11 +55,11 @@ void CountingSort::sort_device(const int* keys) {
   auto* kout = reinterpret_cast<unsigned*>(keys_sorted_.data());
   std::size_t temp_bytes = 0;
   cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kin, kout, iota, order_.data(),
-                                                  static_cast<int>(n), 0, bits);
+                                                  static_cast<int>(n), 0, bits, detail::stream());
   if (e == cudaSuccess) {
     grow(temp_, Space::Device, temp_bytes);
     e = cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, kin, kout, iota, order_.data(),
-                                        static_cast<int>(n), 0, bits);
+                                        static_cast<int>(n), 0, bits, detail::stream());
   }
   if (e != cudaSuccess) throw Error(std::string("CountingSort: CUB radix sort failed: ") + cudaGetErrorString(e));
   lower_bounds(kout, n, K, off);

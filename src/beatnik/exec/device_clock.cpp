@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/stream.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
 #include <cuda_runtime.h>
@@ -28,8 +29,8 @@ class CudaEventClock final : public DeviceClock {
       check(cudaEventCreate(&e), "cudaEventCreate");
       events_.push_back(e);
     }
-    // Stream 0 (legacy default): every kernel, copy and blocking stream is ordered with it.
-    check(cudaEventRecord(events_[next_], 0), "cudaEventRecord");
+    // The work stream (stream 0 unless a graph's step runs): behind every kernel queued so far.
+    check(cudaEventRecord(events_[next_], static_cast<cudaStream_t>(work_stream())), "cudaEventRecord");
     return static_cast<int>(next_++);
   }
   double seconds_between(int a, int b) override {

@@ -5,6 +5,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/macros.hpp"
 #include "beatnik/exec/space.hpp"
+#include "beatnik/exec/stream.hpp"
 
 namespace beatnik::exec {
 
@@ -29,6 +30,8 @@ __global__ void kernel_2d(Range2 r, F f) {
   if (i < r.i1 && j < r.j1) f(i, j);
 }
 void check_launch(const char* what);
+// The work stream (exec/stream.hpp) as the CUDA type.
+inline cudaStream_t stream() { return static_cast<cudaStream_t>(work_stream()); }
 }  // namespace detail
 #endif
 
@@ -44,7 +47,7 @@ void parallel_for(Space s, long n, F f) {
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
   const int block = 256;
-  detail::kernel_1d<<<static_cast<unsigned>((n + block - 1) / block), block>>>(n, f);
+  detail::kernel_1d<<<static_cast<unsigned>((n + block - 1) / block), block, 0, detail::stream()>>>(n, f);
   detail::check_launch("parallel_for(1d)");
 #else
   no_device_backend("parallel_for");
@@ -64,7 +67,7 @@ void parallel_for(Space s, Range2 r, F f) {
   const dim3 block(64, 4);
   const dim3 grid(static_cast<unsigned>((r.j1 - r.j0 + block.x - 1) / block.x),
                   static_cast<unsigned>((r.i1 - r.i0 + block.y - 1) / block.y));
-  detail::kernel_2d<<<grid, block>>>(r, f);
+  detail::kernel_2d<<<grid, block, 0, detail::stream()>>>(r, f);
   detail::check_launch("parallel_for(2d)");
 #else
   no_device_backend("parallel_for");

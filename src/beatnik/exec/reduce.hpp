@@ -49,7 +49,7 @@ double device_reduce(long n, F f) {
   const double init = IsMax ? -1.0 / 0.0 : 0.0;
   copy(d.data(), Space::Device, &init, Space::Host, 1);
   const long blocks = (n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024;
-  reduce_kernel<IsMax><<<static_cast<unsigned>(blocks), 256>>>(n, f, d.data());
+  reduce_kernel<IsMax><<<static_cast<unsigned>(blocks), 256, 0, stream()>>>(n, f, d.data());
   check_launch("reduce");
   double r = 0;
   copy(&r, Space::Host, d.data(), Space::Device, 1);

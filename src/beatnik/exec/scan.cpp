@@ -25,9 +25,9 @@ long ExclusiveScan::run(const long* in, long* out, long n) {
   if (n > 0) {
     // out[1..n] = inclusive sums of in[0..n-1].
     std::size_t bytes = 0;
-    cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, n);
+    cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, n, detail::stream());
     grow(scratch_, space_, bytes);
-    if (cub::DeviceScan::InclusiveSum(scratch_.data(), bytes, in, out + 1, n) != cudaSuccess)
+    if (cub::DeviceScan::InclusiveSum(scratch_.data(), bytes, in, out + 1, n, detail::stream()) != cudaSuccess)
       throw Error("cub::DeviceScan::InclusiveSum failed");
   }
   long total = 0;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/stream.hpp"
 #include "beatnik/fft/local_fft.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
@@ -23,10 +24,12 @@ class CufftPlan final : public LocalFFT {
   CufftPlan(cufftHandle plan, const char* what) : plan_(plan), what_(what) {}
   ~CufftPlan() override { cufftDestroy(plan_); }
   void forward(cplx* d) override {
+    on_work_stream();
     auto* a = reinterpret_cast<cufftDoubleComplex*>(d);
     check(cufftExecZ2Z(plan_, a, a, CUFFT_FORWARD), "cufftExecZ2Z");
   }
   void inverse(cplx* d) override {
+    on_work_stream();
     auto* a = reinterpret_cast<cufftDoubleComplex*>(d);
     check(cufftExecZ2Z(plan_, a, a, CUFFT_INVERSE), "cufftExecZ2Z");
   }
@@ -37,8 +40,16 @@ class CufftPlan final : public LocalFFT {
   }
 
  private:
+  // The plan runs on the kernels' stream (exec/stream.hpp): stream 0, or a graph's step stream.
+  void on_work_stream() {
+    void* s = exec::work_stream();
+    if (s == stream_) return;
+    check(cufftSetStream(plan_, static_cast<cudaStream_t>(s)), "cufftSetStream");
+    stream_ = s;
+  }
   cufftHandle plan_ = 0;
   const char* what_;
+  void* stream_ = nullptr;  // a new plan runs on stream 0
 };
 }  // namespace
 

@@ -116,12 +116,12 @@ void br_block_device(const BRBlockArgs& a) {
   }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(parts));
   const int cx = a.images.count(0), cy = a.images.count(1);
-  if (cx == 1 && cy == 1) br_block_kernel<1><<<grid, kThreads>>>(a);
-  else if (cx == 3 && cy == 3) br_block_kernel<3><<<grid, kThreads>>>(a);
-  else br_block_kernel<0><<<grid, kThreads>>>(a);
+  if (cx == 1 && cy == 1) br_block_kernel<1><<<grid, kThreads, 0, exec::detail::stream()>>>(a);
+  else if (cx == 3 && cy == 3) br_block_kernel<3><<<grid, kThreads, 0, exec::detail::stream()>>>(a);
+  else br_block_kernel<0><<<grid, kThreads, 0, exec::detail::stream()>>>(a);
   exec::detail::check_launch("Birkhoff-Rott block kernel");
   if (parts > 1) {
-    br_reduce_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(a, static_cast<int>(parts));
+    br_reduce_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, exec::detail::stream()>>>(a, static_cast<int>(parts));
     exec::detail::check_launch("Birkhoff-Rott partial-sum reduction");
   }
 }

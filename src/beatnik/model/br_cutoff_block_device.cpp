@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads) br_cutoff_kernel(BRCutoffArgs a) {
 void br_cutoff_device(const BRCutoffArgs& a) {
   if (a.ns <= 0) return;
   const unsigned blocks = static_cast<unsigned>((a.ns + kThreads - 1) / kThreads);
-  if (a.float32_test) br_cutoff_kernel<true><<<blocks, kThreads>>>(a);
-  else br_cutoff_kernel<false><<<blocks, kThreads>>>(a);
+  if (a.float32_test) br_cutoff_kernel<true><<<blocks, kThreads, 0, exec::detail::stream()>>>(a);
+  else br_cutoff_kernel<false><<<blocks, kThreads, 0, exec::detail::stream()>>>(a);
   exec::detail::check_launch("cutoff Birkhoff-Rott kernel");
 }
 #else

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "beatnik/comm/halo/halo_strategy.hpp"
+#include "beatnik/exec/stream.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
 #include <cuda_runtime.h>
@@ -33,6 +34,9 @@ namespace beatnik::comm::halo {
 
 #if defined(BEATNIK_WITH_CUDA)
 namespace {
+
+// The stream the kernels run on (stream 0 unless a graph's step runs: exec/stream.hpp).
+cudaStream_t kernels() { return static_cast<cudaStream_t>(exec::work_stream()); }
 
 // MPI tags of the three messages, offset by the link's direction tag (0..7).
 constexpr int kTagHandles = 100, kTagArrived = 200, kTagReady = 300, kTagPackedEvent = 400;
@@ -149,11 +153,11 @@ class DeviceIpc final : public Strategy {
   void before_pack() override {
     if (!first_) wait_ready();
     first_ = false;
-    for (const auto& [peer, e] : unpacked_of_) cudaStreamWaitEvent(0, e, 0);
+    for (const auto& [peer, e] : unpacked_of_) cudaStreamWaitEvent(kernels(), e, 0);
   }
 
   void start() override {
-    cudaEventRecord(packed_, 0);
+    cudaEventRecord(packed_, kernels());
     arrived_.assign(s_.sends.size() + s_.recvs.size(), MPI_REQUEST_NULL);
     for (size_t k = 0; k < s_.sends.size(); ++k)
       MPI_Isend(nullptr, 0, MPI_BYTE, s_.sends[k].peer, kTagArrived + s_.sends[k].tag, comm_, &arrived_[k]);
@@ -164,11 +168,11 @@ class DeviceIpc final : public Strategy {
 
   void finish() override {
     MPI_Waitall(static_cast<int>(arrived_.size()), arrived_.data(), MPI_STATUSES_IGNORE);
-    for (const auto& [peer, e] : packed_of_) cudaStreamWaitEvent(0, e, 0);
+    for (const auto& [peer, e] : packed_of_) cudaStreamWaitEvent(kernels(), e, 0);
   }
 
   void after_unpack() override {
-    cudaEventRecord(unpacked_, 0);
+    cudaEventRecord(unpacked_, kernels());
     MPI_Waitall(static_cast<int>(ready_sent_.size()), ready_sent_.data(), MPI_STATUSES_IGNORE);
     ready_sent_.assign(s_.recvs.size(), MPI_REQUEST_NULL);
     for (size_t r = 0; r < s_.recvs.size(); ++r)
