@@ -4,12 +4,13 @@
 # One rank, low order, periodic, the gpu-bench.sh case (-d 0.2312/n), n = 1024, 2048, 4096, 4864,
 # each with
 #   base         --fft-transform r2c          half spectrum, two 1-D passes, CUDA-event timers
-#   c2c          --fft-transform c2c --fft-2d off   full complex spectrum, two cuFFT 1-D batches
 #   c2c+2d       --fft-transform c2c --fft-2d on    one cuFFT 2-D plan (c2c only)
-#   timers-host  --fft-transform r2c --gpu-timers host   no CUDA events per timer region
-#   c2c+2d+host  --fft-transform c2c --fft-2d on --gpu-timers host
-#   contig       --fft-transform r2c --fft-reorder contiguous   contiguous 1-D batches, local transposes
-# (c2c+2d is what --fft-transform auto, the default, runs on one GPU.)
+#   c2c+2d+host  --fft-transform c2c --fft-2d on --gpu-timers host   no CUDA events per timer region
+#   graph        c2c+2d, the step as one CUDA graph (--gpu-graph on), event timers
+#   graph+host   c2c+2d, --gpu-graph on, --gpu-timers host
+#   r2c+graph    base with --gpu-graph on
+# Every variant without "graph" in its name runs --gpu-graph off. (graph is what the defaults,
+# --fft-transform auto --fft-2d auto --gpu-graph auto, run on one GPU.)
 # Results files land in OUT_DIR (NAME.json, NAME.log); the table goes to stdout. The bound is
 # the passes-as-written traffic bound of gpu_bench_report.py at BW TB/s (default 3.01, the
 # H100's measured device-to-device copy; BW=... to change); a 2-D plan counts as its two passes.
@@ -21,12 +22,12 @@ bw=${BW:-3.01}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 
-variants=("base:--fft-transform r2c --gpu-timers events"
-          "c2c:--fft-transform c2c --fft-2d off --gpu-timers events"
-          "c2c+2d:--fft-transform c2c --fft-2d on --gpu-timers events"
-          "timers-host:--fft-transform r2c --gpu-timers host"
-          "c2c+2d+host:--fft-transform c2c --fft-2d on --gpu-timers host"
-          "contig:--fft-transform r2c --gpu-timers events --fft-reorder contiguous")
+variants=("base:--fft-transform r2c --gpu-timers events --gpu-graph off"
+          "c2c+2d:--fft-transform c2c --fft-2d on --gpu-timers events --gpu-graph off"
+          "c2c+2d+host:--fft-transform c2c --fft-2d on --gpu-timers host --gpu-graph off"
+          "graph:--fft-transform c2c --fft-2d on --gpu-timers events --gpu-graph on"
+          "graph+host:--fft-transform c2c --fft-2d on --gpu-timers host --gpu-graph on"
+          "r2c+graph:--fft-transform r2c --gpu-timers events --gpu-graph on")
 files=()
 for n in 1024 2048 4096 4864; do
   steps=20; [ "$n" -ge 4096 ] && steps=12
@@ -57,16 +58,17 @@ for p in sys.argv[3:]:
     t = r.step_time(d)
     bound = r.nodes(d) * r.bound_bytes_per_node(d) / (bw * 1e12)
     fl = d["timers"]["regions"].get("fft.local", {})
-    fft_ms = fl.get("median", 0) * 1e3 if d["config"].get("gpu_timers") == "events" else None
+    graph = d["config"].get("gpu_graph_used", False)
+    fft_ms = fl.get("median", 0) * 1e3 if d["config"].get("gpu_timers") == "events" and not graph else None
     bpn = d["performance"].get("device_bytes_per_node_max_rank", 0)
-    rows.setdefault(n, {})[name] = (t, bound, fft_ms, d["config"].get("fft_2d_plan"), bpn)
+    rows.setdefault(n, {})[name] = (t, bound, fft_ms, d["config"].get("fft_2d_plan"), graph, bpn)
 print(f"copy bandwidth {bw} TB/s; time/step = median of the slowest rank's steps (first dropped)\n")
-print("| n | variant | time/step (ms) | step/bound | vs base | fft.local/step (ms) | 2-D plan ran | device B/node |")
-print("|---|---|---|---|---|---|---|---|")
+print("| n | variant | time/step (ms) | step/bound | vs base | fft.local/step (ms) | 2-D plan ran | graph ran | device B/node |")
+print("|---|---|---|---|---|---|---|---|---|")
 for n in sorted(rows):
     base = rows[n].get("base", (None,))[0]
-    for name, (t, bound, fft_ms, two_d, bpn) in rows[n].items():
+    for name, (t, bound, fft_ms, two_d, graph, bpn) in rows[n].items():
         vs = f"{t / base:.3f}" if base else "-"
-        fm = f"{fft_ms:.3f}" if fft_ms is not None else "(host timers)"
-        print(f"| {n} | {name} | {t*1e3:.3f} | {t/bound:.2f} | {vs} | {fm} | {two_d} | {bpn:.0f} |")
+        fm = f"{fft_ms:.3f}" if fft_ms is not None else ("(in graph)" if graph else "(host timers)")
+        print(f"| {n} | {name} | {t*1e3:.3f} | {t/bound:.2f} | {vs} | {fm} | {two_d} | {graph} | {bpn:.0f} |")
 PY
