@@ -53,7 +53,9 @@ if [ "$mode" = single ]; then
     run "n$n" 1 -n "$n" -t "$steps" -d "$(dt "$n")" && files+=("$out/n$n.json")
   done
   echo; echo "## Size sweep (1 GPU, low order, periodic)"; $report size "$bw" "${files[@]}"
-  echo; echo "## Kernels at n = 4096"; $report kernels "$bw" "$out/n4096.json"
+  # Per-region device times need plain launches (a CUDA graph's step has none: docs/gpu-small.md).
+  run "n4096_plain" 1 -n 4096 -t 12 -d "$(dt 4096)" --gpu-graph off
+  echo; echo "## Kernels at n = 4096 (--gpu-graph off)"; $report kernels "$bw" "$out/n4096_plain.json"
   # Largest n: from the measured device bytes per node and the free memory, then tried.
   bpn=$(python3 -c "import json;print(json.load(open('$out/n4864.json'))['performance']['device_bytes_per_node_max_rank'])")
   free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits | head -1)
