@@ -46,7 +46,7 @@ void StepGraph::run(const std::function<void()>& body, double key) {
     stats_.set_stats(comm_before);
     timers_.set_stats(timers_before);
     if (required_)
-      throw Error("--gpu-graph on: the step could not be captured as a CUDA graph: " + why +
+      throw NotAvailable("--gpu-graph on: the step could not be captured as a CUDA graph: " + why +
                   " (--gpu-graph auto falls back to plain launches)");
     fallback_ = why;
     return body();
