@@ -25,8 +25,8 @@ std::string step_graph_unavailable(const RunConfig& config, int ranks, comm::Tra
 
 class StepGraph {
  public:
-  // required (--gpu-graph on): a failed capture throws NotAvailable (exit 2); otherwise (auto) the run falls back
-  // to plain launches for good and fallback() says why.
+  // required (--gpu-graph on): a failed capture throws NotAvailable (exit 2); otherwise (auto)
+  // the run falls back to plain launches for good and fallback() says why.
   StepGraph(Timers& timers, comm::CommStats& stats, bool required);
 
   // The stream the step's work runs on while the graph is in use (set it around the step).
