@@ -317,6 +317,8 @@ if p is not None and p.returncode == 0:
     check("tree br_check", bc.get("samples") == 40 and len(bc.get("steps", [])) == 2
           and all(s["calls"] == 3 and 0 < s["rms_rel"] < 1e-5 for s in bc["steps"]), str(bc))
     check("tree counts", doc["performance"]["br_tree"]["direct_pairs_per_call"] > 0, str(doc["performance"]))
+    check("tree config: the default tolerance picked theta and degree",
+          doc["config"]["br"]["tree"]["tolerance"] == 1e-6, str(doc["config"]["br"]))
     check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
@@ -326,8 +328,10 @@ for f in os.listdir(tmp):
 # surface.
 tree_z = {}
 for strategy in ["alltoallv", "sparse"]:
+    # θ and degree given (the values TOL 1e-6 picks): no tolerance in the config.
     p = run(["-O", "high", "-S", "tree", "-n", "24", "-t", "2", "--tree-leaf", "16", "--let-strategy", strategy,
-             "--spatial-partition", "balanced", "--results", results], ranks=2)
+             "--tree-theta", "0.5", "--tree-degree", "10", "--spatial-partition", "balanced", "--results", results],
+            ranks=2)
     check(f"tree {strategy} exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
     if p is None or p.returncode != 0:
         continue
@@ -337,7 +341,9 @@ for strategy in ["alltoallv", "sparse"]:
     b = let.get("bytes_total", {})
     check(f"tree {strategy} let bytes", let.get("exchanges_per_step_rank0", 0) > 0 and b.get("self", 1) == 0
           and b.get("on_node", 0) + b.get("off_node", 0) > 0, str(let))
-    check(f"tree {strategy} config", doc["config"]["br"]["tree"]["let_strategy"] == strategy, str(doc["config"]["br"]))
+    tc = doc["config"]["br"]["tree"]
+    check(f"tree {strategy} config", tc["let_strategy"] == strategy and tc["tolerance"] is None
+          and tc["theta"] == 0.5 and tc["degree"] == 10, str(doc["config"]["br"]))
     tree_z[strategy] = doc["checksums"]["max_z3"]
 check("tree LET strategies agree", len(set(tree_z.values())) == 1, str(tree_z))
 # The tree solver's per-rank load (load_balance, as the cutoff solver reports it): one step on 2

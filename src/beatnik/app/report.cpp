@@ -154,7 +154,9 @@ json config_json(const Simulation& sim) {
                            {"migrate_strategy", b.migrate_strategy},
                            {"bytes_per_particle", {{"to_spatial", 48}, {"ghost", 48}, {"to_surface", 24}}}};
     if (b.tree_solver)
-      j["br"]["tree"] = {{"theta", b.tree_theta},
+      j["br"]["tree"] = {// the --br-tolerance that picked θ or the degree; null when both were given
+                         {"tolerance", o.tree_theta && o.tree_degree ? json(nullptr) : json(o.br_tolerance)},
+                         {"theta", b.tree_theta},
                          {"degree", b.tree_degree},
                          {"leaf", b.tree_leaf},
                          {"spatial_partition", mesh::to_string(b.partition)},
