@@ -17,6 +17,7 @@
 #include "beatnik/comm/redistributor.hpp"
 #include "beatnik/fft/fft_options.hpp"
 #include "beatnik/fft/fft_plan.hpp"
+#include "beatnik/fft/local_c2r.hpp"
 #include "beatnik/fft/local_fft.hpp"
 
 namespace beatnik::fft {
@@ -102,6 +103,7 @@ class DistributedFFT {
   // the Hermitian line from the first field's half, half -> work array.
   void split_halves(const Step& s);
   void hermitian_lines(const Step& s);
+  C2RShape c2r_shape(const Step& s) const;
   // Accounting of a local reshape as the redistributor would do it (a message to self).
   void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
   // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
@@ -121,6 +123,7 @@ class DistributedFFT {
   Timers* timers_;
   std::vector<std::unique_ptr<comm::Redistributor>> reshapes_;
   std::vector<std::unique_ptr<LocalFFT>> ffts_;
+  std::unique_ptr<LocalC2R> c2r_;  // host half plan: the last inverse, complex to real
   std::vector<Step> steps_;
   FftPlan plan_;
   std::vector<MPI_Comm> owned_comms_;
