@@ -158,8 +158,12 @@ void for_each_row(const SegmentTable& t, F f, Ptr buf) {
   for (int q = 0; q < t.count; ++q) {
     const Segment s = t.host[q];
     const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
-#pragma omp parallel for schedule(static)
-    for (long r = 0; r < rows; ++r) f(buf + s.slot + r * s.width, s.i0 + static_cast<int>(r), s.j0, s.width);
+#pragma omp parallel
+    {
+      const F g = f;  // a thread-local copy: captures stay in registers (exec/parallel_for.hpp)
+#pragma omp for schedule(static)
+      for (long r = 0; r < rows; ++r) g(buf + s.slot + r * s.width, s.i0 + static_cast<int>(r), s.j0, s.width);
+    }
   }
 }
 
