@@ -184,7 +184,11 @@ json config_json(const Simulation& sim) {
   }
   j["fft"] = c.fft.describe();
   // --fft-2d: whether rank 0's two local passes ran as one 2-D transform (docs/gpu-small.md).
-  if (const model::RieszTransform* r = sim.model().riesz()) j["fft_2d_plan"] = r->fft().whole_array_2d();
+  if (const model::RieszTransform* r = sim.model().riesz()) {
+    j["fft_2d_plan"] = r->fft().whole_array_2d();
+    // Host half spectrum: whether rank 0's last inverse transform ran FFTW's c2r (docs/fft.md).
+    j["fft_inverse_c2r"] = r->fft().inverse_c2r();
+  }
   j["heffte_configuration"] = o.heffte;
   j["ranks_grid_choice"] = c.grid_choice.empty() ? nlohmann::json() : nlohmann::json(c.grid_choice);
   j["warnings"] = c.warnings;

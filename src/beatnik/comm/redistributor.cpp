@@ -232,6 +232,7 @@ void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool 
       rcounts_[r] = static_cast<int>(in.peer_count[r]);
       rdispls_[r] = static_cast<int>(in.peer_offset[r]);
     }
+    if (skips_self()) counts_[rank_] = rcounts_[rank_] = 0;  // execute() unpacks the own run itself
     switch (algorithm_) {
       case ExchangeAlgorithm::Alltoallv:
         check_mpi(MPI_Alltoallv(sp, counts_.data(), displs_.data(), t, rp, rcounts_.data(),
@@ -241,14 +242,16 @@ void Redistributor::transfer(const void* send, void* recv, int elem_bytes, bool 
       case ExchangeAlgorithm::P2P:
       case ExchangeAlgorithm::P2PPipelined: {  // the pipelined execute path does not come here
         int n = 0;
-        for (int r : in.peer)
-          check_mpi(MPI_Irecv(rp + in.peer_offset[r] * elem_bytes, rcounts_[r], t, r, 7, comm_,
-                              &requests_[n++]),
+        for (int r : in.peer) {
+          if (rcounts_[r] == 0) continue;  // the own run, when skipped
+          check_mpi(MPI_Irecv(rp + in.peer_offset[r] * elem_bytes, rcounts_[r], t, r, 7, comm_, &requests_[n++]),
                     "MPI_Irecv");
-        for (int r : out.peer)
-          check_mpi(MPI_Isend(sp + out.peer_offset[r] * elem_bytes, counts_[r], t, r, 7, comm_,
-                              &requests_[n++]),
+        }
+        for (int r : out.peer) {
+          if (counts_[r] == 0) continue;
+          check_mpi(MPI_Isend(sp + out.peer_offset[r] * elem_bytes, counts_[r], t, r, 7, comm_, &requests_[n++]),
                     "MPI_Isend");
+        }
         check_mpi(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
         break;
       }

@@ -92,13 +92,20 @@ class Redistributor {
   void execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bool reverse = false);
 
   // The message exchange alone, with this object's counts and transport, on buffers of
-  // buffer_elements() elements of `elem_bytes` (benchmark baseline; pipelined runs as p2p).
+  // buffer_elements() elements of `elem_bytes` (benchmark baseline; pipelined runs as p2p; the own
+  // run stays out of the MPI call as in execute()).
   // Not counted in the CommStats.
   void exchange_only(const void* send, void* recv, int elem_bytes, bool reverse);
 
   // Useful bytes this rank sends to other ranks in one direction (no padding, no self copy).
   long payload_bytes_to_others(bool reverse, int elem_bytes) const;
   ExchangeAlgorithm algorithm() const { return algorithm_; }
+  // The exchange leaves this rank's own run out of the MPI call (alltoallv and p2p over MPI):
+  // execute() unpacks it from the send buffer, one copy less. Counted as before.
+  bool skips_self() const {
+    return (algorithm_ == ExchangeAlgorithm::Alltoallv || algorithm_ == ExchangeAlgorithm::P2P) &&
+           !transport_->uses_nccl();
+  }
   MPI_Comm comm() const { return comm_; }
 
  private:
@@ -158,8 +165,12 @@ void for_each_row(const SegmentTable& t, F f, Ptr buf) {
   for (int q = 0; q < t.count; ++q) {
     const Segment s = t.host[q];
     const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
-#pragma omp parallel for schedule(static)
-    for (long r = 0; r < rows; ++r) f(buf + s.slot + r * s.width, s.i0 + static_cast<int>(r), s.j0, s.width);
+#pragma omp parallel
+    {
+      const F g = f;  // a thread-local copy: captures stay in registers (exec/parallel_for.hpp)
+#pragma omp for schedule(static)
+      for (long r = 0; r < rows; ++r) g(buf + s.slot + r * s.width, s.i0 + static_cast<int>(r), s.j0, s.width);
+    }
   }
 }
 
@@ -179,20 +190,37 @@ void pack_runs(exec::Space space, const SegmentTable& t, T* buf, Pack pack) {
     buf[s.slot + e] = pack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width));
   });
 }
+// Segment `self_seg` (if >= 0) is read from `self_buf` (its first element) instead of `buf`:
+// this rank's own run, unpacked straight from the send buffer.
 template <class T, class Unpack>
-void unpack_runs(exec::Space space, const SegmentTable& t, const T* buf, Unpack unpack) {
+void unpack_runs(exec::Space space, const SegmentTable& t, const T* buf, Unpack unpack, int self_seg = -1,
+                 const T* self_buf = nullptr) {
   if (space == exec::Space::Host) {
-    for_each_row(t, [=](const T* b, int i, int j0, int width) {
-      for (int c = 0; c < width; ++c) unpack(i, j0 + c, b[c]);
-    }, buf);
+    for (int q = 0; q < t.count; ++q) {
+      const Segment s = t.host[q];
+      const T* base = q == self_seg ? self_buf : buf + s.slot;
+      const long rows = ((q + 1 < t.count ? t.host[q + 1].offset : t.total) - s.offset) / s.width;
+#pragma omp parallel
+      {
+        const Unpack u = unpack;  // a thread-local copy (exec/parallel_for.hpp)
+#pragma omp for schedule(static)
+        for (long r = 0; r < rows; ++r) {
+          const T* b = base + r * s.width;
+          const int i = s.i0 + static_cast<int>(r);
+          for (int c = 0; c < s.width; ++c) u(i, s.j0 + c, b[c]);
+        }
+      }
+    }
     return;
   }
   const Segment* seg = t.segments.data();
   const int n = t.count;
   exec::parallel_for(space, t.total, [=] BEATNIK_HOST_DEVICE(long k) {
-    const Segment s = seg[find_segment(seg, n, k)];
+    const int q = find_segment(seg, n, k);
+    const Segment s = seg[q];
     const long e = k - s.offset;
-    unpack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width), buf[s.slot + e]);
+    const T v = q == self_seg ? self_buf[e] : buf[s.slot + e];
+    unpack(s.i0 + static_cast<int>(e / s.width), s.j0 + static_cast<int>(e % s.width), v);
   });
 }
 
@@ -224,13 +252,16 @@ void Redistributor::execute(T* sendbuf, T* recvbuf, Pack pack, Unpack unpack, bo
   mark_start();
   detail::pack_runs(space_, out, sendbuf, pack);
   const T* src = recvbuf;
+  int self_seg = -1;
   if (self_only_) {
     src = sendbuf;  // one rank owns everything: unpack straight from the packed buffer
     record(out, in, sizeof(T), false);
   } else {
     transfer(sendbuf, recvbuf, sizeof(T), reverse, true);
+    // The own run did not travel through MPI (transfer): unpack it from the packed buffer.
+    if (skips_self() && in.peer_count[rank_] > 0) self_seg = in.peer_segment[rank_];
   }
-  detail::unpack_runs(space_, in, src, unpack);
+  detail::unpack_runs(space_, in, src, unpack, self_seg, sendbuf + out.peer_offset[rank_]);
 }
 
 template <class T, class Pack, class Unpack>

@@ -6,3 +6,11 @@
 #else
 #define BEATNIK_HOST_DEVICE
 #endif
+
+// After a host kernel lambda's parameter list: inline it into the parallel_for loop even when
+// large (a call per node costs the loop its vectorisation). Empty under nvcc.
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define BEATNIK_INLINE_KERNEL
+#else
+#define BEATNIK_INLINE_KERNEL __attribute__((always_inline))
+#endif

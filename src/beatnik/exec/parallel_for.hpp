@@ -41,8 +41,12 @@ template <class F>
 void parallel_for(Space s, long n, F f) {
   if (n <= 0) return;
   if (s == Space::Host) {
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < n; ++k) f(k);
+#pragma omp parallel
+    {
+      const F g = f;  // see below
+#pragma omp for schedule(static)
+      for (long k = 0; k < n; ++k) g(k);
+    }
     return;
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
@@ -58,9 +62,17 @@ template <class F>
 void parallel_for(Space s, Range2 r, F f) {
   if (r.count() == 0) return;
   if (s == Space::Host) {
-#pragma omp parallel for schedule(static)
-    for (int i = r.i0; i < r.i1; ++i)
-      for (int j = r.j0; j < r.j1; ++j) f(i, j);
+#pragma omp parallel
+    {
+      // Each thread's own copy of the kernel: OpenMP shares `f` through a pointer, and the
+      // kernel's stores through its double pointers might alias that shared copy's members, so
+      // the compiler would reload every captured value after each store. A local copy whose
+      // address never escapes keeps them in registers.
+      const F g = f;
+#pragma omp for schedule(static)
+      for (int i = r.i0; i < r.i1; ++i)
+        for (int j = r.j0; j < r.j1; ++j) g(i, j);
+    }
     return;
   }
 #if defined(BEATNIK_DEVICE_COMPILE)

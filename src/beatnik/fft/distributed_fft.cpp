@@ -5,6 +5,7 @@
 #include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 #include "beatnik/fft/fft_plan.hpp"
+#include "beatnik/fft/local_c2r.hpp"
 #include "beatnik/fft/local_fft_2d.hpp"
 
 namespace beatnik::fft {
@@ -81,6 +82,54 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
     for (const Step& s : steps_)
       if (s.fft >= 0)
         ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
+  // Host: the half plan's last inverse runs complex to real, from the half lines straight into
+  // the work array's real parts (what the last reshape reads), instead of rebuilding the whole
+  // Hermitian lines and transforming them complex: half the transform work, one pass less.
+  if (plan_.half && space == exec::Space::Host)
+    for (const Step& s : steps_)
+      if (s.real) choose_c2r(s);
+}
+
+// FFTW's c2r is the faster way for awkward line lengths (255, 511: 20-25 % of fft.local at n = 512
+// of the beatnik profile) but can be twice as slow as the complex inverse for powers of two
+// (docs/fft.md). With measure/patient planning both are timed here, as FFTW times its own
+// candidates, and the faster kept; with estimate, c2r where the length has a prime factor > 7.
+void DistributedFFT::choose_c2r(const Step& s) {
+  const int n = global_[plan_.first_dim];
+  auto c2r = make_fftw_c2r(c2r_shape(s), half_.data() + s.to.offset,
+                           reinterpret_cast<double*>(work_.data()) + 2 * s.from.offset, options_.effort);
+  if (options_.effort == PlanEffort::Estimate) {
+    int m = n;
+    for (int p : {2, 3, 5, 7})
+      while (m % p == 0) m /= p;
+    if (m > 1) c2r_ = std::move(c2r);
+    return;
+  }
+  LocalFFT& f = *ffts_[s.fft];
+  auto seconds = [&](auto run) {
+    half_.zero();  // planning left arbitrary values: no denormals or NaNs in the timing
+    run();
+    const double t0 = wall_seconds();
+    for (int k = 0; k < 3; ++k) run();
+    return wall_seconds() - t0;
+  };
+  const double t_c2r = seconds([&] { c2r->run(); });
+  const double t_complex = seconds([&] {
+    hermitian_lines(s);
+    f.inverse(work_.data());
+  });
+  if (t_c2r < t_complex) c2r_ = std::move(c2r);
+}
+
+// The real step's lines along the first dimension d: half lines of the half array in, full
+// lines of reals out (every other double: the work array's real parts).
+C2RShape DistributedFFT::c2r_shape(const Step& s) const {
+  const int d = plan_.first_dim, o = 1 - d;
+  auto along = [](const ArrayLayout2& l, int dim) { return dim == 0 ? l.si : l.sj; };
+  if (s.from.box.lo[d] != 0 || s.to.box.lo[d] != 0 || s.from.box.extent(o) != s.to.box.extent(o))
+    throw Error("DistributedFFT: the real step's layouts are not whole and half lines");
+  return C2RShape{global_[d], s.from.box.extent(o), along(s.to, d), along(s.to, o), 2 * along(s.from, d),
+                  2 * along(s.from, o)};
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -200,7 +249,9 @@ void DistributedFFT::local_fft(const Step& s, bool inverse) {
   }
   LocalFFT& f = *ffts_[s.fft];
   if (s.real) {
-    if (inverse) {
+    if (inverse && c2r_) {
+      c2r_->run();
+    } else if (inverse) {
       hermitian_lines(s);
       f.inverse(work_.data());
     } else {

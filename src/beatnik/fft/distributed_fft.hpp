@@ -17,6 +17,7 @@
 #include "beatnik/comm/redistributor.hpp"
 #include "beatnik/fft/fft_options.hpp"
 #include "beatnik/fft/fft_plan.hpp"
+#include "beatnik/fft/local_c2r.hpp"
 #include "beatnik/fft/local_fft.hpp"
 
 namespace beatnik::fft {
@@ -73,6 +74,8 @@ class DistributedFFT {
   const FftPlan& plan() const { return plan_; }
   // The two local passes run as one 2-D transform (--fft-2d and the whole array on this rank).
   bool whole_array_2d() const { return plan_2d_; }
+  // The half plan's last inverse runs FFTW's complex-to-real batch here (host; chosen when made).
+  bool inverse_c2r() const { return c2r_ != nullptr; }
   // Bytes of the work and communication buffers (memory report).
   size_t buffer_bytes() const;
   // The reshapes in forward order (the benchmark replays their exchanges alone).
@@ -102,6 +105,8 @@ class DistributedFFT {
   // the Hermitian line from the first field's half, half -> work array.
   void split_halves(const Step& s);
   void hermitian_lines(const Step& s);
+  C2RShape c2r_shape(const Step& s) const;
+  void choose_c2r(const Step& s);  // c2r_ where it beats hermitian_lines + the complex inverse
   // Accounting of a local reshape as the redistributor would do it (a message to self).
   void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
   // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
@@ -121,6 +126,7 @@ class DistributedFFT {
   Timers* timers_;
   std::vector<std::unique_ptr<comm::Redistributor>> reshapes_;
   std::vector<std::unique_ptr<LocalFFT>> ffts_;
+  std::unique_ptr<LocalC2R> c2r_;  // host half plan: the last inverse, complex to real (if faster)
   std::vector<Step> steps_;
   FftPlan plan_;
   std::vector<MPI_Comm> owned_comms_;

@@ -61,7 +61,14 @@ void ZModel::state_boundary(const mesh::Field& state) {
   boundary_.extrapolate_free(state);
 }
 
-void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
+void ZModel::derivatives(const mesh::Field& state, const StageUpdate& u) {
+  if (!u.x) derivatives_to<false, false>(state, u);
+  else if (!u.velocity) derivatives_to<true, false>(state, u);
+  else derivatives_to<true, true>(state, u);
+}
+
+template <bool Combine, bool Velocity>
+void ZModel::derivatives_to(const mesh::Field& state, const StageUpdate& u) {
   // With --halo-overlap the exchanges run split phase: what reads owned nodes only (the Riesz
   // transform, the kernels' interior) goes between start and finish, the border strips after.
   // Each node is computed by the same code either way, so the results are bitwise the same.
@@ -76,7 +83,15 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   // there, so the two share memory (8 bytes per node saved). It reads owned w only.
   if (riesz_) riesz_->apply(state, kW1, kW2, v_);
 
-  const mesh::FieldView s = state.view(), v = v_.view(), out = rate.view();
+  const mesh::FieldView s = state.view(), v = v_.view();
+  detail::RateSink<Combine, Velocity> out;
+  out.out = u.out->view();
+  out.x = Combine ? u.x->view() : out.out;
+  out.y = Combine ? u.y->view() : out.out;
+  out.vel = Velocity ? u.velocity->view() : out.out;
+  out.a = u.a;
+  out.b = u.b;
+  out.c = u.c;
   const mesh::FieldView ub = br_u_.view();
   const int order = params_.order == Order::Low ? 0 : params_.order == Order::Medium ? 1 : 2;
   const GhostedLayout L = state.layout();
@@ -89,7 +104,7 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   const long ny = mesh_.geometry().nodes[1];
   long long* bad = bad_.data();
   const exec::InteriorSplit parts = exec::split_interior(exec::Range2{0, L.ni, 0, L.nj}, kStencilReach);
-  const auto velocity = [=] BEATNIK_HOST_DEVICE(int i, int j) {
+  const auto velocity = [=] BEATNIK_HOST_DEVICE(int i, int j) BEATNIK_INLINE_KERNEL {
     const long k = L.index(i, j);
     double a[3], b[3];
     for (int c = 0; c < 3; ++c) {
@@ -107,28 +122,30 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
                            !std::isfinite(s(kZ3, i, j));
     const int kind = nonfinite ? kBadNonFinite : !(det > 0.0) ? kBadTangled : det > det_limit ? kBadStretched : -1;
     if (kind >= 0) exec::atomic_min(bad, 4 * ((gi0 + i) * ny + (gj0 + j)) + kind);
-    const double inv_sqrt_det = 1.0 / std::sqrt(det);
-    const double det_p = p == 1.0 ? det : (p == 0.5 ? std::sqrt(det) : std::pow(det, p));
+    // One division and one square root per node (the dividers are this kernel's bottleneck).
+    const double inv_det = 1.0 / det;
+    const double inv_sqrt_det = std::sqrt(inv_det);
+    const double inv_det_p = p == 1.0 ? inv_det : (p == 0.5 ? inv_sqrt_det : std::pow(det, -p));
     double zn;
     if (order == 2) {  // high: ż = BR, u_n = |ż| (the full speed, as the reference)
       const double u0 = ub(0, i, j), u1 = ub(1, i, j), u2 = ub(2, i, j);
-      out(kZ1, i, j) = u0;
-      out(kZ2, i, j) = u1;
-      out(kZ3, i, j) = u2;
+      out.put_velocity(kZ1, i, j, u0);
+      out.put_velocity(kZ2, i, j, u1);
+      out.put_velocity(kZ3, i, j, u2);
       zn = std::sqrt(u0 * u0 + u1 * u1 + u2 * u2);
     } else {
-      zn = -0.5 * v(0, i, j) / det_p;  // v holds R·w here (see above)
+      zn = -0.5 * v(0, i, j) * inv_det_p;  // v holds R·w here (see above)
       if (order == 1) {  // medium: ż = BR, u_n from the Riesz transform
-        out(kZ1, i, j) = ub(0, i, j);
-        out(kZ2, i, j) = ub(1, i, j);
-        out(kZ3, i, j) = ub(2, i, j);
+        out.put_velocity(kZ1, i, j, ub(0, i, j));
+        out.put_velocity(kZ2, i, j, ub(1, i, j));
+        out.put_velocity(kZ3, i, j, ub(2, i, j));
       } else {  // low: ż = u_n·n̂
-        out(kZ1, i, j) = zn * (a[1] * b[2] - a[2] * b[1]) * inv_sqrt_det;
-        out(kZ2, i, j) = zn * (a[2] * b[0] - a[0] * b[2]) * inv_sqrt_det;
-        out(kZ3, i, j) = zn * (a[0] * b[1] - a[1] * b[0]) * inv_sqrt_det;
+        out.put_velocity(kZ1, i, j, zn * (a[1] * b[2] - a[2] * b[1]) * inv_sqrt_det);
+        out.put_velocity(kZ2, i, j, zn * (a[2] * b[0] - a[0] * b[2]) * inv_sqrt_det);
+        out.put_velocity(kZ3, i, j, zn * (a[0] * b[1] - a[1] * b[0]) * inv_sqrt_det);
       }
     }
-    v(0, i, j) = zn * zn - 0.25 * (h22 * w1 * w1 - 2.0 * h12 * w1 * w2 + h11 * w2 * w2) / det -
+    v(0, i, j) = zn * zn - 0.25 * (h22 * w1 * w1 - 2.0 * h12 * w1 * w2 + h11 * w2 * w2) * inv_det -
                  g2 * s(kZ3, i, j);
   };
   // Low order: the velocity's interior needs no ghosts and no BR, so it overlaps the state
@@ -162,11 +179,11 @@ void ZModel::derivatives(const mesh::Field& state, const mesh::Field& rate) {
   }
 
   const double A = params_.atwood, mu = params_.mu;
-  const auto vorticity = [=] BEATNIK_HOST_DEVICE(int i, int j) {
+  const auto vorticity = [=] BEATNIK_HOST_DEVICE(int i, int j) BEATNIK_INLINE_KERNEL {
     const long k = L.index(i, j);
     const double* vp = v.comp(0) + k;
-    out(kW1, i, j) = A * d_x(vp, si, sp) + mu * laplacian(s.comp(kW1) + k, si, sp);
-    out(kW2, i, j) = A * d_y(vp, si, sp) + mu * laplacian(s.comp(kW2) + k, si, sp);
+    out.put(kW1, i, j, A * d_x(vp, si, sp) + mu * laplacian(s.comp(kW1) + k, si, sp));
+    out.put(kW2, i, j, A * d_y(vp, si, sp) + mu * laplacian(s.comp(kW2) + k, si, sp));
   };
   if (overlap) {
     {

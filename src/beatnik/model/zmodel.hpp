@@ -21,6 +21,37 @@ namespace beatnik::model {
 
 inline constexpr int kBadTangled = 0, kBadNonFinite = 1, kBadStretched = 2;
 
+// Where derivatives() puts L(state), the time derivative, at each owned node: into `out` as it
+// is (a plain rate), or, for a Runge–Kutta stage, out = a·x + b·y + c·L written by the kernels
+// that compute L (no rate array written and read back by a separate update pass). `out` must
+// not be the state (the kernels read its neighbours); x and y are read at the written node
+// only. With `velocity` set, ż (components 0..2 of L) is stored there too.
+struct StageUpdate {
+  const mesh::Field* out = nullptr;
+  double a = 0, b = 0, c = 1;
+  const mesh::Field* x = nullptr;  // null: out = L
+  const mesh::Field* y = nullptr;
+  const mesh::Field* velocity = nullptr;
+};
+
+namespace detail {
+// StageUpdate as the kernels see it. Compile-time switches: a run-time branch around the stores
+// keeps the compiler from vectorising the stencil loops.
+template <bool Combine, bool Velocity>
+struct RateSink {
+  mesh::FieldView out, x, y, vel;
+  double a = 0, b = 0, c = 1;
+  BEATNIK_HOST_DEVICE void put(int comp, int i, int j, double r) const {
+    if constexpr (Combine) out(comp, i, j) = a * x(comp, i, j) + b * y(comp, i, j) + c * r;
+    else out(comp, i, j) = r;
+  }
+  BEATNIK_HOST_DEVICE void put_velocity(int comp, int i, int j, double r) const {
+    if constexpr (Velocity) vel(comp, i, j) = r;
+    put(comp, i, j, r);
+  }
+};
+}  // namespace detail
+
 class ZModel {
  public:
   ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelParameters& params,
@@ -29,7 +60,12 @@ class ZModel {
 
   // Refreshes the ghosts of `state` (halo + boundary conditions), then writes d(state)/dt on
   // owned nodes into `rate` (5 components, no ghosts).
-  void derivatives(const mesh::Field& state, const mesh::Field& rate);
+  void derivatives(const mesh::Field& state, const mesh::Field& rate) { derivatives(state, StageUpdate{&rate}); }
+  // The same with the rate's destination (and a Runge–Kutta stage's update) given by `u`.
+  void derivatives(const mesh::Field& state, const StageUpdate& u);
+  // derivatives() with the destination's kind fixed at compile time (public for nvcc's lambdas).
+  template <bool Combine, bool Velocity>
+  void derivatives_to(const mesh::Field& state, const StageUpdate& u);
 
   // Halo exchange and boundary conditions of a state field.
   void gather(const mesh::Field& state);
