@@ -22,9 +22,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
-#include "beatnik/base/timers.hpp"
 #include "beatnik/comm/let/let_strategy.hpp"
-#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::comm::let {
@@ -61,12 +59,10 @@ class Rma final : public Strategy {
     recv_counts.assign(size_, 0);
     if (stats_) stats_->add_call("let");
     if (size_ == 1) return;  // no other tree: no window, nothing to walk
-    const double t0 = stats_ && stats_->trace() ? wall_seconds() : 0.0;
     expose(mine);
     const int ns = static_cast<int>(mine.size());
     std::vector<std::vector<Span>> want(size_);
     std::vector<std::vector<double>> got(size_);
-    std::vector<long> bytes(size_, 0);
     for (int o = 0; o < size_; ++o)
       if (o != rank_) walk.start(o, std::vector<long>(&sizes_[size_t(o) * (ns + 1) + 1], &sizes_[size_t(o + 1) * (ns + 1)]), want[o]);
     for (;;) {
@@ -74,7 +70,7 @@ class Rma final : public Strategy {
       for (int o = 0; o < size_; ++o) {
         if (want[o].empty()) continue;
         any = true;
-        bytes[o] += get(o, ns, want[o], got[o]);
+        get(o, ns, want[o], got[o]);
       }
       if (!any) break;
       check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all (LET)");  // this round's gets are here
@@ -89,11 +85,6 @@ class Rma final : public Strategy {
       if (o != rank_) recv_counts[o] = walk.finish(o, blocks_);
     if (recv.size() < blocks_.size()) recv = exec::Buffer<double>(exec::Space::Host, blocks_.size());
     std::copy(blocks_.begin(), blocks_.end(), recv.data());
-    if (MessageTrace* tr = stats_ ? stats_->trace() : nullptr) {
-      for (int o = 0; o < size_; ++o)
-        if (bytes[o] > 0) tr->recv("let", this, comm_, o, bytes[o], t0);
-      tr->complete("let", this, wall_seconds());
-    }
   }
 
  private:
@@ -155,8 +146,9 @@ class Rma final : public Strategy {
     capacity_ = 0;
   }
 
-  // One MPI_Get of owner o's spans (into `into`, concatenated in order); returns the bytes.
-  long get(int o, int ns, const std::vector<Span>& spans, std::vector<double>& into) {
+  // One MPI_Get of owner o's spans (into `into`, concatenated in order), accounted here: the
+  // owner does not see it. (Nor does --trace: a get has no send on the owner's side to pair.)
+  void get(int o, int ns, const std::vector<Span>& spans, std::vector<double>& into) {
     const long* sz = &sizes_[size_t(o) * (ns + 1) + 1];
     std::vector<long> first(ns + 1, 0);  // each section's first double in o's window
     for (int k = 0; k < ns; ++k) first[k + 1] = first[k] + sz[k];
@@ -176,7 +168,7 @@ class Rma final : public Strategy {
       total += s.count;
     }
     into.resize(total);
-    if (total == 0) return 0;
+    if (total == 0) return;
     const int n = as_int(total, "a round's doubles");
     if (disp_.size() == 1) {
       check_mpi(MPI_Get(into.data(), n, MPI_DOUBLE, o, disp_[0], n, MPI_DOUBLE, win_), "MPI_Get (LET)");
@@ -188,9 +180,7 @@ class Rma final : public Strategy {
       check_mpi(MPI_Get(into.data(), n, MPI_DOUBLE, o, 0, 1, t, win_), "MPI_Get (LET)");
       check_mpi(MPI_Type_free(&t), "MPI_Type_free (LET spans)");  // the get keeps it until done
     }
-    const long b = total * long(sizeof(double));
-    if (stats_) stats_->add_message("let", locality_[o], b);
-    return b;
+    if (stats_) stats_->add_message("let", locality_[o], total * long(sizeof(double)));
   }
 
   MPI_Comm comm_;
