@@ -143,8 +143,10 @@ LetBlockPlan plan_let_block(const LetDecisions& d, const std::vector<search::Clu
   std::vector<std::pair<long, long>> r = d.sources;
   std::sort(r.begin(), r.end());
   for (const auto& x : r) {
-    if (!p.runs.empty() && x.first <= p.runs.back().second) p.runs.back().second = std::max(p.runs.back().second, x.second);
-    else p.runs.push_back(x);
+    if (!p.runs.empty() && x.first <= p.runs.back().second)
+      p.runs.back().second = std::max(p.runs.back().second, x.second);
+    else
+      p.runs.push_back(x);
   }
   for (const auto& x : p.runs) p.particles += x.second - x.first;
   return p;

@@ -11,6 +11,8 @@
 // for T opens the cluster too. The receiver walks that part per target batch B (⊂ T): a cluster
 // is taken through its proxies when it is well separated from B or from T (the owner's
 // decision, recomputed from the same doubles), otherwise opened — never below what was sent.
+// With --let-strategy rma the receiver runs the owner's walk itself over records it fetches
+// (tree_pull.hpp) and reaches the same block.
 #include <utility>
 #include <vector>
 

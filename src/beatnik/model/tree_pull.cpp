@@ -40,7 +40,8 @@ LetPull::LetPull(const search::Cluster& target, const Rules& rules, int ranks)
 void LetPull::start(int owner, const std::vector<long>& sizes, std::vector<Span>& want) {
   Owner& o = owners_.at(owner);
   o = Owner{};
-  if (sizes.size() != 3) throw Error("LET pull: the owner exposes " + std::to_string(sizes.size()) + " sections, not 3");
+  if (sizes.size() != 3)
+    throw Error("LET pull: the owner exposes " + std::to_string(sizes.size()) + " sections, not 3");
   if (sizes[kPoints] == 0 || target_.count() == 0) return;
   if (sizes[kRecords] % kRecordWidth != 0 || sizes[kPoints] % 6 != 0)
     throw Error("LET pull: rank " + std::to_string(owner) + " exposes sections of the wrong sizes");
@@ -56,17 +57,22 @@ void LetPull::start(int owner, const std::vector<long>& sizes, std::vector<Span>
   want.push_back({kRecords, 0, kRecordWidth});
 }
 
-void LetPull::next(int owner, const double* got, std::vector<Span>& want) {
+void LetPull::next(int owner, std::vector<double>& fetched, std::vector<Span>& want) {
   Owner& o = owners_.at(owner);
   if (!o.active) throw Error("LET pull: data for a walk that is not under way");
   ++o.rounds;
   rounds_ = std::max(rounds_, o.rounds);
+  const double* got = fetched.data();
   if (o.data) {
-    fetched_ += long(o.got.size());
-    std::copy(got, got + o.got.size(), o.got.begin());
+    if (long(fetched.size()) != 6 * o.plan.particles + o.plan.proxy_doubles)
+      throw Error("LET pull: the data round brought the wrong number of doubles");
+    fetched_ += long(fetched.size());
+    o.got.swap(fetched);  // kept as it came: particles then proxies, the block's tail
     o.active = false;
     return;
   }
+  if (fetched.size() != o.asked.size() * kRecordWidth)
+    throw Error("LET pull: a round brought the wrong number of doubles");
   const int nc = static_cast<int>(o.clusters.size());
   fetched_ += long(o.asked.size()) * kRecordWidth;
   for (size_t i = 0; i < o.asked.size(); ++i) {
@@ -116,20 +122,20 @@ void LetPull::descend(Owner& o, std::vector<Span>& want) {
     for (const auto& r : o.plan.runs) want.push_back({kPoints, c * o.n + r.first, r.second - r.first});
   for (int c : o.plan.sent)
     if (o.d.proxy[c]) want.push_back({kProxies, o.proxy_start[c], 6L * o.proxy_count[c]});
-  o.got.assign(6 * o.plan.particles + o.plan.proxy_doubles, 0.0);
   if (want.empty()) o.active = false;  // a block of nodes only
 }
 
-long LetPull::finish(int owner, std::vector<double>& out) {
-  Owner& o = owners_.at(owner);
+long LetPull::block_size(int owner) const {
+  const Owner& o = owners_.at(owner);
   if (o.active) throw Error("LET pull: the walk of rank " + std::to_string(owner) + " did not end");
-  if (!o.data) return 0;
-  const size_t start = out.size();
-  const long size = o.plan.size();
-  out.resize(start + size);
-  write_let_nodes(o.plan, o.d, o.clusters, o.proxy_count, out.data() + start);
-  std::copy(o.got.begin(), o.got.end(), out.end() - long(o.got.size()));
-  return size;
+  return o.data ? o.plan.size() : 0;
+}
+
+void LetPull::write_block(int owner, double* out) const {
+  const Owner& o = owners_.at(owner);
+  if (o.active || !o.data) throw Error("LET pull: no block from rank " + std::to_string(owner));
+  write_let_nodes(o.plan, o.d, o.clusters, o.proxy_count, out);
+  std::copy(o.got.begin(), o.got.end(), out + o.plan.size() - long(o.got.size()));
 }
 
 }  // namespace beatnik::model::tree

@@ -27,8 +27,9 @@ class LetPull final : public comm::let::RemoteWalk {
   // target: this rank's box T as every owner has it (the allgathered record); ranks: P.
   LetPull(const search::Cluster& target, const Rules& rules, int ranks);
   void start(int owner, const std::vector<long>& sizes, std::vector<comm::let::Span>& want) override;
-  void next(int owner, const double* got, std::vector<comm::let::Span>& want) override;
-  long finish(int owner, std::vector<double>& out) override;
+  void next(int owner, std::vector<double>& got, std::vector<comm::let::Span>& want) override;
+  long block_size(int owner) const override;
+  void write_block(int owner, double* out) const override;
   // Doubles fetched so far, over every owner; rounds of the deepest walk.
   long fetched() const { return fetched_; }
   int rounds() const { return rounds_; }

@@ -27,11 +27,14 @@ class RemoteWalk {
   // The first spans of `owner`'s sections to fetch (sizes: the owner's section sizes); none:
   // nothing is needed from that owner (its block is empty).
   virtual void start(int owner, const std::vector<long>& sizes, std::vector<Span>& want) = 0;
-  // `got`: the spans asked for last, concatenated in the order asked. `want` (empty on entry):
-  // the next ones; none: the walk of `owner` is done.
-  virtual void next(int owner, const double* got, std::vector<Span>& want) = 0;
-  // Appends `owner`'s block (its walk done) to `out`; returns its size in doubles (0: none).
-  virtual long finish(int owner, std::vector<double>& out) = 0;
+  // `got`: the spans asked for last, concatenated in the order asked (the walk may keep the
+  // vector: swap it out). `want` (empty on entry): the next ones; none: the walk of `owner` is
+  // done.
+  virtual void next(int owner, std::vector<double>& got, std::vector<Span>& want) = 0;
+  // `owner`'s block (its walk done: what the owner would have pushed): its size in doubles (0:
+  // none), then written to `out`.
+  virtual long block_size(int owner) const = 0;
+  virtual void write_block(int owner, double* out) const = 0;
 };
 
 }  // namespace beatnik::comm::let

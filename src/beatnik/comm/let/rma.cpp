@@ -63,8 +63,11 @@ class Rma final : public Strategy {
     const int ns = static_cast<int>(mine.size());
     std::vector<std::vector<Span>> want(size_);
     std::vector<std::vector<double>> got(size_);
-    for (int o = 0; o < size_; ++o)
-      if (o != rank_) walk.start(o, std::vector<long>(&sizes_[size_t(o) * (ns + 1) + 1], &sizes_[size_t(o + 1) * (ns + 1)]), want[o]);
+    for (int o = 0; o < size_; ++o) {
+      if (o == rank_) continue;
+      const long* sz = &sizes_[size_t(o) * (ns + 1) + 1];
+      walk.start(o, std::vector<long>(sz, sz + ns), want[o]);
+    }
     for (;;) {
       bool any = false;
       for (int o = 0; o < size_; ++o) {
@@ -77,14 +80,18 @@ class Rma final : public Strategy {
       for (int o = 0; o < size_; ++o) {
         if (want[o].empty()) continue;
         want[o].clear();
-        walk.next(o, got[o].data(), want[o]);
+        walk.next(o, got[o], want[o]);
       }
     }
-    blocks_.clear();
+    long total = 0;
     for (int o = 0; o < size_; ++o)
-      if (o != rank_) recv_counts[o] = walk.finish(o, blocks_);
-    if (recv.size() < blocks_.size()) recv = exec::Buffer<double>(exec::Space::Host, blocks_.size());
-    std::copy(blocks_.begin(), blocks_.end(), recv.data());
+      if (o != rank_) total += recv_counts[o] = walk.block_size(o);
+    if (recv.size() < std::size_t(total)) recv = exec::Buffer<double>(exec::Space::Host, std::size_t(total));
+    double* at = recv.data();
+    for (int o = 0; o < size_; ++o) {
+      if (recv_counts[o] > 0) walk.write_block(o, at);
+      at += recv_counts[o];
+    }
   }
 
  private:
@@ -192,7 +199,6 @@ class Rma final : public Strategy {
   long capacity_ = 0;          // doubles in this rank's window
   std::vector<long> sizes_;    // per rank: grow flag, then its section sizes
   std::vector<int> len_, disp_;
-  std::vector<double> blocks_;
 };
 
 }  // namespace
