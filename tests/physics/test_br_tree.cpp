@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "beatnik/app/br_check_report.hpp"
 #include "beatnik/comm/context.hpp"
@@ -19,6 +20,8 @@
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/state.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_pull.hpp"
+#include "beatnik/search/cluster_tree.hpp"
 #include "physics/br_surface_case.hpp"
 #include "physics/br_test_surface.hpp"
 #include "support/test_support.hpp"
@@ -275,4 +278,174 @@ TEST(TreeBR, DISABLED_ToleranceTable) {
         printf("%s theta %.2f p %d err %.3e\n", o.initial_condition.c_str(), theta, p, e);
       }
   }
+}
+
+namespace {
+
+// A tree over n pseudo-random points in a box of side `side` (thin in z, as a surface), with
+// made-up proxy sets (8 proxies of made-up values on every cluster with more than 8 sources):
+// the LET's rules read only which clusters have proxies, never their values.
+model::tree::SourceTree random_tree(long n, int leaf, double side, unsigned seed) {
+  std::vector<double> p(6 * n);
+  unsigned s = seed;
+  auto next = [&s] {
+    s = s * 1664525u + 1013904223u;
+    return (s >> 8) / double(1u << 24);
+  };
+  for (long k = 0; k < n; ++k) {
+    p[k] = side * (next() - 0.5);
+    p[n + k] = side * (next() - 0.5);
+    p[2 * n + k] = 0.05 * side * (next() - 0.5);
+    for (int c = 3; c < 6; ++c) p[c * n + k] = next() - 0.5;
+  }
+  search::ClusterTree tree;
+  tree.build(p.data(), p.data() + n, p.data() + 2 * n, n, leaf);
+  model::tree::SourceTree t;
+  t.n = n;
+  t.clusters = tree.clusters();
+  t.full.assign(t.clusters.size(), 1);
+  t.pts.resize(6 * n);
+  for (long q = 0; q < n; ++q)
+    for (int c = 0; c < 6; ++c) t.pts[c * n + q] = p[c * n + tree.order()[q]];
+  for (const auto& C : t.clusters) {
+    const bool has = C.count() > 8;
+    t.proxy_start.push_back(has ? long(t.proxies.size()) : -1);
+    t.proxy_count.push_back(has ? 8 : 0);
+    for (int k = 0; has && k < 48; ++k) t.proxies.push_back(next());
+  }
+  return t;
+}
+
+int depth(const std::vector<search::Cluster>& cl, int c = 0) {
+  return cl[c].leaf() ? 0 : 1 + std::max(depth(cl, cl[c].child[0]), depth(cl, cl[c].child[1]));
+}
+
+}  // namespace
+
+// The pulled LET (model/tree_pull.hpp, what --let-strategy rma runs) is, double for double, the
+// block the owner pushes (pack_let), for target boxes near, far, overlapping and straddling the
+// periodic window's edge, periodic and free, several θ — with the owner's sections served here
+// span by span as the strategy would fetch them; and a walk takes one round per tree level
+// plus one for the data, never one per cluster.
+TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
+  const double L = 2.0;
+  const model::tree::SourceTree owner = random_tree(3000, 16, L, 7);
+  const int levels = depth(owner.clusters) + 1;
+  std::vector<double> records;
+  const std::vector<comm::let::Section> sec = model::tree::expose(owner, records);
+  std::vector<long> sizes;
+  for (const auto& x : sec) sizes.push_back(x.size);
+  const model::tree::SourceTree others = random_tree(2000, 16, L, 11);
+  int compared = 0;
+  for (bool periodic : {true, false})
+    for (double theta : {0.0, 0.3, 0.5, 0.8}) {
+      model::BRImages img;
+      img.k = 1;
+      img.centred = true;
+      img.period[0] = img.period[1] = periodic ? L : 0.0;
+      const model::tree::Rules rules = model::tree::make_rules(img, theta);
+      // Target boxes: another tree's clusters (the whole box, and smaller ones anywhere), the
+      // owner's own root, and a far box.
+      std::vector<search::Cluster> targets;
+      for (size_t c = 0; c < others.clusters.size(); c += 17) targets.push_back(others.clusters[c]);
+      targets.push_back(owner.clusters[0]);
+      search::Cluster far = others.clusters[0];
+      for (int d = 0; d < 2; ++d) {
+        far.lo[d] += 3 * L;
+        far.hi[d] += 3 * L;
+      }
+      targets.push_back(far);
+      for (const search::Cluster& T : targets) {
+        std::vector<double> pushed;
+        const long size = model::tree::pack_let(owner, T, rules, pushed);
+        model::tree::LetPull walk(T, rules, 2);
+        std::vector<comm::let::Span> want;
+        walk.start(1, sizes, want);
+        while (!want.empty()) {
+          std::vector<double> got;
+          for (const auto& w : want) {
+            const double* from = sec[w.section].data + w.offset;
+            got.insert(got.end(), from, from + w.count);
+          }
+          want.clear();
+          walk.next(1, got, want);
+        }
+        std::vector<double> pulled(walk.block_size(1));
+        if (!pulled.empty()) walk.write_block(1, pulled.data());
+        EXPECT_EQ(long(pulled.size()), size);
+        EXPECT_EQ(pulled, pushed) << "periodic " << periodic << " theta " << theta;
+        EXPECT_LE(walk.rounds(), levels + 1);
+        ++compared;
+      }
+    }
+  EXPECT_GT(compared, 100);
+}
+
+namespace {
+
+// x and y of every node squeezed towards a corner of the domain: on the uniform partition every
+// other cell is empty; on the balanced one every node sits at the same x and y (z tells them
+// apart), so the quantile cuts coincide and leave ranks empty too.
+void squeeze(SurfaceCase& s, mesh::SpatialPartition partition) {
+  const double L0 = s.c.geometry.period[0], L1 = s.c.geometry.period[1];
+  for (int i = 0; i < s.mesh->layout().ni; ++i)
+    for (int j = 0; j < s.mesh->layout().nj; ++j) {
+      auto v = s.state.view();
+      const double f = partition == mesh::SpatialPartition::Uniform ? 0.02 : 0.0;
+      v(0, i, j) = -0.4 * L0 + f * v(0, i, j);
+      v(1, i, j) = -0.4 * L1 + f * v(1, i, j);
+      v(2, i, j) += 1e-3 * (s.gi(i) * 31 + s.gj(j));
+    }
+}
+
+}  // namespace
+
+// Ranks without particles (empty trees, no targets) and trees that change size from call to
+// call: each LET strategy's solver is kept over three calls (squeezed, spread, squeezed: the rma
+// window is made, then grows) and gives alltoallv's bits each time, on both partitions, periodic
+// and free; with θ = 0, the squeezed surface's tree equals the exact solver. No call may hang.
+TEST(TreeBR, EveryLetStrategyWithEmptyRanksAndChangingTrees) {
+  for (const char* boundary : {"periodic", "free"})
+    for (auto partition : {mesh::SpatialPartition::Uniform, mesh::SpatialPartition::Balanced}) {
+      const std::string what = std::string(boundary) + " " + mesh::to_string(partition);
+      SurfaceCase s(br_options("consistent", boundary, 16), MPI_COMM_WORLD);
+      SurfaceCase squeezed(br_options("consistent", boundary, 16), MPI_COMM_WORLD);
+      squeeze(squeezed, partition);
+      model::BRSettings b = s.c.model.br;
+      b.tree_theta = 0.5;
+      b.tree_degree = 3;
+      b.tree_leaf = 8;
+      b.partition = partition;
+      std::vector<std::unique_ptr<model::TreeBRSolver>> solvers;
+      for (const auto& e : comm::let::registry()) {
+        b.let_strategy = e.name;
+        solvers.push_back(std::make_unique<model::TreeBRSolver>(*s.mesh, exec::Space::Host, b, s.c.model.epsilon,
+                                                                nullptr, nullptr));
+      }
+      for (int call = 0; call < 3; ++call) {
+        const mesh::Field& state = call == 1 ? s.state : squeezed.state;
+        std::vector<double> ref;
+        long empty = 0;
+        for (size_t k = 0; k < solvers.size(); ++k) {
+          solvers[k]->velocity(state, s.omega, s.out);
+          const auto u = s.owned_out();
+          if (k == 0) {
+            ref = u;
+            empty = solvers[k]->take_loads().at(0).particles == 0;
+          } else {
+            EXPECT_EQ(u, ref) << comm::let::registry()[k].name << ", " << what << ", call " << call;
+          }
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &empty, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        if (call != 1 && world_size() > 1) EXPECT_GT(empty, 0) << what << ": every rank has particles";
+        for (double x : ref) EXPECT_TRUE(std::isfinite(x)) << what;
+      }
+      for (const auto& e : comm::let::registry()) {
+        b.let_strategy = e.name;
+        b.tree_theta = 0.0;
+        const auto exact = squeezed.velocity<model::ExactBRSolver>(b);
+        const auto tree = squeezed.velocity<model::TreeBRSolver>(b);
+        EXPECT_LE(rel_error(tree, exact, MPI_COMM_WORLD)[1], 1e-12) << e.name << ", " << what;
+      }
+    }
 }

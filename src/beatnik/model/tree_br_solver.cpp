@@ -8,6 +8,7 @@
 #include "beatnik/model/br_block.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
+#include "beatnik/model/tree_pull.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -290,12 +291,21 @@ void TreeBRSolver::exchange_let() {
   box_ = tree::box_from_record(&boxes[size_t(rank_) * tree::kBoxWidth]);
   let_send_.clear();
   let_send_counts_.assign(size_, 0);
-  for (int r = 0; r < size_; ++r) {
-    if (r == rank_) continue;
-    const search::Cluster target = tree::box_from_record(&boxes[size_t(r) * tree::kBoxWidth]);
-    let_send_counts_[r] = tree::pack_let(sources_[0], target, rules_, let_send_);
+  if (let_->pulls()) {
+    // Pulled (--let-strategy rma, model/tree_pull.hpp): this rank walks the others' trees
+    // itself and ends with the blocks they would have pushed; let_bytes counts what it fetched.
+    std::vector<double> records;
+    tree::LetPull walk(box_, rules_, size_);
+    let_->pull(tree::expose(sources_[0], records), walk, let_recv_counts_, let_recv_);
+    load_.let_bytes += walk.fetched() * long(sizeof(double));
+  } else {
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      const search::Cluster target = tree::box_from_record(&boxes[size_t(r) * tree::kBoxWidth]);
+      let_send_counts_[r] = tree::pack_let(sources_[0], target, rules_, let_send_);
+    }
+    let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
   }
-  let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
   const double* in = let_recv_.data();
   for (int r = 0; r < size_; ++r) {
     if (let_recv_counts_[r] > 0) {

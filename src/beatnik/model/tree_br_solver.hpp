@@ -59,7 +59,7 @@ struct TreeLoad {
   long proxy_pairs = 0;     // (target, proxy) pairs those cost
   long let_clusters = 0;    // clusters of other ranks' trees received (the LET)
   long let_particles = 0;   // sources of other ranks received
-  long let_bytes = 0;       // LET bytes sent to other ranks
+  long let_bytes = 0;       // LET bytes sent to other ranks (rma: fetched from them)
 };
 
 class TreeBRSolver : public BRSolver {

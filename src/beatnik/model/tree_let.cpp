@@ -1,5 +1,6 @@
 #include "beatnik/model/tree_let.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "beatnik/base/error.hpp"
@@ -10,43 +11,14 @@ namespace {
 constexpr int kHeader = 3;     // clusters, particles, proxy doubles
 constexpr int kNodeWidth = 11;  // lo[3], hi[3], begin, end (−1: not full), child[2] (−1: not opened), proxies
 
-// The owner's walk for one target box: which clusters are opened, which travel with proxies,
-// which sources travel.
-struct Walk {
-  const SourceTree& t;
-  const search::Cluster& target;
-  const Rules& r;
-  std::vector<char> opened, proxy, need;
-
-  void particles(const search::Cluster& c) {
-    for (long k = c.begin; k < c.end; ++k) need[k] = 1;
-  }
-  void visit(int c, int mx, int my, bool full_cover) {
-    const search::Cluster& C = t.clusters[c];
-    if (!full_cover) {
-      const Cover cv = cover(target, C, mx, my, r.images);
-      if (cv == Cover::None) return;
-      if (cv == Cover::Partial) {
-        if (C.leaf()) return particles(C);
-        opened[c] = 1;
-        for (int k : C.child) visit(k, mx, my, false);
-        return;
-      }
-    }
-    if (separated(target, C, mx, my, r)) {
-      if (t.proxies_of(c)) proxy[c] = 1;
-      else particles(C);
-      return;
-    }
-    // Not separated from the whole box T, but a target batch inside T may be: its proxies travel
-    // too, or the receiver would sum every source below it directly (9x the direct pairs of
-    // one rank at 256² on 2 x 2 ranks before this).
-    if (t.proxies_of(c)) proxy[c] = 1;
-    if (C.leaf()) return particles(C);
-    opened[c] = 1;
-    for (int k : C.child) visit(k, mx, my, true);
-  }
-};
+// Sources needed before tree position k: the runs (sorted, disjoint) with their prefix sums.
+long before(const std::vector<std::pair<long, long>>& runs, const std::vector<long>& pre, long k) {
+  const auto it = std::upper_bound(runs.begin(), runs.end(), k,
+                                   [](long x, const std::pair<long, long>& r) { return x < r.first; });
+  if (it == runs.begin()) return 0;
+  const size_t i = size_t(it - runs.begin()) - 1;  // the last run starting at or before k
+  return pre[i] + std::min(k, runs[i].second) - runs[i].first;
+}
 
 }  // namespace
 
@@ -107,62 +79,134 @@ search::Cluster box_from_record(const double* rec) {
   return c;
 }
 
+void LetDecisions::reset(int clusters) {
+  opened.assign(clusters, 0);
+  proxy.assign(clusters, 0);
+  sources.clear();
+}
+
+void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_proxies, const search::Cluster& target,
+                          const Rules& r, std::vector<Visit>& next) {
+  const int c = v.cluster;
+  if (!v.full) {
+    const Cover cv = cover(target, C, v.mx, v.my, r.images);
+    if (cv == Cover::None) return;
+    if (cv == Cover::Partial) {
+      if (C.leaf()) return sources.push_back({C.begin, C.end});
+      opened[c] = 1;
+      for (int k : C.child) next.push_back({k, v.mx, v.my, false});
+      return;
+    }
+  }
+  if (separated(target, C, v.mx, v.my, r)) {
+    if (has_proxies) proxy[c] = 1;
+    else sources.push_back({C.begin, C.end});
+    return;
+  }
+  // Not separated from the whole box T, but a target batch inside T may be: its proxies travel
+  // too, or the receiver would sum every source below it directly (9x the direct pairs of
+  // one rank at 256² on 2 x 2 ranks before this).
+  if (has_proxies) proxy[c] = 1;
+  if (C.leaf()) return sources.push_back({C.begin, C.end});
+  opened[c] = 1;
+  for (int k : C.child) next.push_back({k, v.mx, v.my, true});
+}
+
+std::vector<Visit> root_visits(const Rules& r) {
+  std::vector<Visit> v;
+  for (int mx = r.lo[0]; mx <= r.hi[0]; ++mx)
+    for (int my = r.lo[1]; my <= r.hi[1]; ++my) v.push_back({0, mx, my, false});
+  return v;
+}
+
+long LetBlockPlan::size() const {
+  return kHeader + long(kNodeWidth) * long(sent.size()) + 6 * particles + proxy_doubles;
+}
+
+LetBlockPlan plan_let_block(const LetDecisions& d, const std::vector<search::Cluster>& clusters,
+                            const std::vector<int>& proxy_count) {
+  LetBlockPlan p;
+  // The root, then the children of every opened cluster in index order (a parent's index is
+  // below its children's, so the loop meets every opened cluster after it was sent).
+  const int nc = static_cast<int>(d.opened.size());
+  std::vector<char> sent(nc, 0);
+  sent[0] = 1;
+  p.sent.push_back(0);
+  for (int c = 0; c < nc; ++c)
+    if (sent[c] && d.opened[c])
+      for (int k : clusters[c].child) {
+        sent[k] = 1;
+        p.sent.push_back(k);
+      }
+  for (int c : p.sent)
+    if (d.proxy[c]) p.proxy_doubles += 6L * proxy_count[c];
+  std::vector<std::pair<long, long>> r = d.sources;
+  std::sort(r.begin(), r.end());
+  for (const auto& x : r) {
+    if (!p.runs.empty() && x.first <= p.runs.back().second)
+      p.runs.back().second = std::max(p.runs.back().second, x.second);
+    else
+      p.runs.push_back(x);
+  }
+  for (const auto& x : p.runs) p.particles += x.second - x.first;
+  return p;
+}
+
+void write_let_nodes(const LetBlockPlan& p, const LetDecisions& d, const std::vector<search::Cluster>& clusters,
+                     const std::vector<int>& proxy_count, double* h) {
+  const int nn = static_cast<int>(p.sent.size());
+  h[0] = nn;
+  h[1] = static_cast<double>(p.particles);
+  h[2] = static_cast<double>(p.proxy_doubles);
+  std::vector<long> pre(p.runs.size() + 1, 0);
+  for (size_t i = 0; i < p.runs.size(); ++i) pre[i + 1] = pre[i] + p.runs[i].second - p.runs[i].first;
+  std::vector<int> index(d.opened.size(), -1);  // owner's cluster -> block node
+  for (int q = 0; q < nn; ++q) index[p.sent[q]] = q;
+  double* node = h + kHeader;
+  for (int q = 0; q < nn; ++q) {
+    const int c = p.sent[q];
+    const search::Cluster& C = clusters[c];
+    double* o = node + long(kNodeWidth) * q;
+    for (int k = 0; k < 3; ++k) {
+      o[k] = C.lo[k];
+      o[3 + k] = C.hi[k];
+    }
+    const long b = before(p.runs, pre, C.begin), e = before(p.runs, pre, C.end);
+    const bool full = e - b == C.count();
+    o[6] = full ? static_cast<double>(b) : -1.0;
+    o[7] = full ? static_cast<double>(e) : -1.0;
+    o[8] = d.opened[c] ? index[C.child[0]] : -1.0;
+    o[9] = d.opened[c] ? index[C.child[1]] : -1.0;
+    o[10] = d.proxy[c] ? proxy_count[c] : 0.0;
+  }
+}
+
 long pack_let(const SourceTree& t, const search::Cluster& target, const Rules& r, std::vector<double>& out) {
   const int nc = static_cast<int>(t.clusters.size());
   if (t.n == 0 || target.count() == 0) return 0;
-  Walk w{t, target, r, std::vector<char>(nc, 0), std::vector<char>(nc, 0), std::vector<char>(t.n, 0)};
-  for (int mx = r.lo[0]; mx <= r.hi[0]; ++mx)
-    for (int my = r.lo[1]; my <= r.hi[1]; ++my) w.visit(0, mx, my, false);
-  // The clusters sent: the root and the children of every opened cluster (index order keeps
-  // parents before children).
-  std::vector<int> index(nc, -1);
-  int nn = 0;
-  index[0] = nn++;
-  for (int c = 0; c < nc; ++c)
-    if (index[c] >= 0 && w.opened[c])
-      for (int k : t.clusters[c].child) index[k] = nn++;
-  std::vector<long> pre(t.n + 1, 0);
-  for (long k = 0; k < t.n; ++k) pre[k + 1] = pre[k] + w.need[k];
-  const long np = pre[t.n];
-  long nprox = 0;
-  for (int c = 0; c < nc; ++c)
-    if (index[c] >= 0 && w.proxy[c]) nprox += 6L * t.proxy_count[c];
+  LetDecisions d;
+  d.reset(nc);
+  std::vector<Visit> stack = root_visits(r);
+  while (!stack.empty()) {
+    const Visit v = stack.back();
+    stack.pop_back();
+    d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), target, r, stack);
+  }
+  const LetBlockPlan p = plan_let_block(d, t.clusters, t.proxy_count);
   const size_t start = out.size();
-  const long size = kHeader + long(kNodeWidth) * nn + 6 * np + nprox;
+  const long size = p.size();
   out.resize(start + size);
   double* h = out.data() + start;
-  h[0] = nn;
-  h[1] = static_cast<double>(np);
-  h[2] = static_cast<double>(nprox);
-  double* node = h + kHeader;
-  double* parts = node + long(kNodeWidth) * nn;
-  double* prox = parts + 6 * np;
-  std::vector<int> sent(nn);  // new index -> cluster: proxies go in the receiver's node order
-  for (int c = 0; c < nc; ++c)
-    if (index[c] >= 0) sent[index[c]] = c;
-  for (int c : sent) {
-    const search::Cluster& C = t.clusters[c];
-    double* o = node + long(kNodeWidth) * index[c];
-    for (int d = 0; d < 3; ++d) {
-      o[d] = C.lo[d];
-      o[3 + d] = C.hi[d];
+  write_let_nodes(p, d, t.clusters, t.proxy_count, h);
+  double* parts = h + kHeader + long(kNodeWidth) * long(p.sent.size());
+  double* prox = parts + 6 * p.particles;
+  for (int c = 0; c < 6; ++c)
+    for (const auto& x : p.runs) parts = std::copy(&t.pts[c * t.n + x.first], &t.pts[c * t.n + x.second], parts);
+  for (int c : p.sent)
+    if (d.proxy[c]) {
+      const double* q = &t.proxies[t.proxy_start[c]];
+      prox = std::copy(q, q + 6L * t.proxy_count[c], prox);
     }
-    const bool full = pre[C.end] - pre[C.begin] == C.count();
-    o[6] = full ? static_cast<double>(pre[C.begin]) : -1.0;
-    o[7] = full ? static_cast<double>(pre[C.end]) : -1.0;
-    o[8] = w.opened[c] ? index[C.child[0]] : -1.0;
-    o[9] = w.opened[c] ? index[C.child[1]] : -1.0;
-    o[10] = w.proxy[c] ? t.proxy_count[c] : 0.0;
-    if (w.proxy[c]) {
-      const double* p = &t.proxies[t.proxy_start[c]];
-      for (long k = 0; k < 6L * t.proxy_count[c]; ++k) *prox++ = p[k];
-    }
-  }
-  for (long k = 0; k < t.n; ++k) {
-    if (!w.need[k]) continue;
-    const long q = pre[k];
-    for (int c = 0; c < 6; ++c) parts[c * np + q] = t.pts[c * t.n + k];
-  }
   return size;
 }
 

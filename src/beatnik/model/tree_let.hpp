@@ -11,6 +11,9 @@
 // for T opens the cluster too. The receiver walks that part per target batch B (⊂ T): a cluster
 // is taken through its proxies when it is well separated from B or from T (the owner's
 // decision, recomputed from the same doubles), otherwise opened — never below what was sent.
+// With --let-strategy rma the receiver runs the owner's walk itself over records it fetches
+// (tree_pull.hpp) and reaches the same block.
+#include <utility>
 #include <vector>
 
 #include "beatnik/model/br_kernel.hpp"
@@ -51,6 +54,43 @@ inline constexpr int kBoxWidth = 7;
 // The box record of a tree (its root; count 0: no particles).
 void box_record(const SourceTree& t, double* out);
 search::Cluster box_from_record(const double* rec);
+
+// The owner's walk for a target box T, one visit at a time: its decisions are sets (opened
+// clusters, clusters whose proxies travel, source ranges), so the order of the visits does not
+// matter — pack_let walks depth first over the owner's own tree, a pull walks level by level
+// over records fetched from the owner (tree_pull.hpp), and both reach the same block.
+struct Visit {
+  int cluster, mx, my;
+  bool full;  // every pair of T takes image (mx, my): the cover need not be tested again
+};
+struct LetDecisions {
+  std::vector<char> opened, proxy;                       // per cluster of the owner's tree
+  std::vector<std::pair<long, long>> sources;            // [begin, end) needed (any order, may repeat)
+  void reset(int clusters);
+  // The owner's decision on visit v of its cluster C (has_proxies: C has a proxy set); appends
+  // the visits of C's children it leads to.
+  void decide(const Visit& v, const search::Cluster& C, bool has_proxies, const search::Cluster& target,
+              const Rules& r, std::vector<Visit>& next);
+};
+// The walk's first visits: the root at every image.
+std::vector<Visit> root_visits(const Rules& r);
+
+// Where decisions put things in the block: the clusters sent (root first, then the children of
+// every opened cluster), the sources sent (sorted disjoint ranges, tree order).
+struct LetBlockPlan {
+  std::vector<int> sent;                    // block node -> owner's cluster
+  std::vector<std::pair<long, long>> runs;  // sources sent
+  long particles = 0, proxy_doubles = 0;
+  long size() const;                        // doubles in the block
+};
+// proxy_count: the owner's, per cluster; clusters: the owner's (only the visited ones are read).
+LetBlockPlan plan_let_block(const LetDecisions& d, const std::vector<search::Cluster>& clusters,
+                            const std::vector<int>& proxy_count);
+// The block's header and node records (the first kHeader + kNodeWidth·sent doubles of `block`);
+// the particles (6 sections of `plan.particles`, the runs in order) and then the proxies (the
+// sent clusters' with d.proxy, in node order) follow, left to the caller.
+void write_let_nodes(const LetBlockPlan& plan, const LetDecisions& d, const std::vector<search::Cluster>& clusters,
+                     const std::vector<int>& proxy_count, double* block);
 
 // What the targets in box `target` need of `tree`, appended to `out` as one block. Returns the
 // block's size in doubles.

@@ -1,9 +1,10 @@
 #pragma once
 // The locally essential tree's communication (the tree solver, docs/tree.md): every rank's
 // box reaches every rank (one MPI_Allgather), then each rank's blocks for the others travel by
-// the --let-strategy named (registry.hpp). Byte accounting: pattern "let", one call per
-// exchange and one message per non-empty block (self / on-node / off-node by the locality);
-// the box allgather is not counted (a few doubles per rank).
+// the --let-strategy named (registry.hpp), pushed (exchange) or pulled (pull). Byte accounting:
+// pattern "let", one call per exchange and one message per non-empty block pushed, or per
+// MPI_Get pulled (self / on-node / off-node by the locality); the box allgather is not counted
+// (a few doubles per rank), nor the pull's allgather of section sizes.
 #include <mpi.h>
 
 #include <memory>
@@ -29,6 +30,13 @@ class LetExchange {
   // Collective: see let::Strategy::exchange.
   void exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts,
                 exec::Buffer<double>& recv);
+  // Whether the strategy pulls (then call pull(), not exchange()).
+  bool pulls() const { return strategy_->pulls(); }
+  // Collective: see let::Strategy::pull.
+  void pull(const std::vector<let::Section>& mine, let::RemoteWalk& walk, std::vector<long>& recv_counts,
+            exec::Buffer<double>& recv) {
+    strategy_->pull(mine, walk, recv_counts, recv);
+  }
   const std::string& strategy() const { return name_; }
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -4,9 +4,11 @@
 // strategy is one file beside alltoallv.cpp and one line in registry.cpp.
 //
 // The tree solver (model/tree_br_solver.*) hands the exchange one block of doubles per other
-// rank: everything of this rank's tree that the rank's targets need (docs/tree.md). Both
-// strategies registered are push strategies: the owner of a tree computes, from the allgathered
-// rank boxes, what every other rank needs and sends it; they differ in how the ranks talk.
+// rank: everything of this rank's tree that the rank's targets need (docs/tree.md). alltoallv
+// and sparse push: the owner of a tree computes, from the allgathered rank boxes, what every
+// other rank needs and sends it; they differ in how the ranks talk. rma pulls: each rank
+// exposes its tree in an MPI window and walks the others' itself (rma.cpp), reaching the same
+// blocks.
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +29,7 @@ const std::vector<StrategyEntry>& registry();
 // The entry called `name`: InputError listing every name when there is none, NotAvailable
 // (with the reason) when it cannot run here.
 const StrategyEntry& find_strategy(const std::string& name);
-// "alltoallv or sparse" (for messages).
+// "alltoallv, sparse or rma" (for messages).
 std::string strategy_names();
 // One "  name  description" line per strategy (for --help).
 std::string strategy_help();
