@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "beatnik/base/error.hpp"
-#include "beatnik/model/br_block.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -356,78 +356,76 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
     for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
 }
 
-// Direct sums: every target of a batch against the sources of its near clusters.
+// Direct sums: every target of a batch against the sources of its near clusters, by the pair
+// kernel over targets (br_targets_host.hpp). Terms adjacent in tree order with the same image
+// (and no window test) become one source range: each target's sum keeps the list order.
 void TreeBRSolver::near() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_near_.assign(3 * n, 0.0);
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_near_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(near_.size());
   const BRImages img = rules_.images;
-  const double L0 = img.period[0], L1 = img.period[1];
-  const int K = img.k;
   const double eps = eps_;
   long pairs = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : pairs)
-  for (int b = 0; b < nb; ++b) {
-    const search::Cluster& B = cl[leaves[b]];
-    for (long t = B.begin; t < B.end; ++t) {
-      double u[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel reduction(+ : pairs)
+  {
+    std::vector<BRSourceRange> ranges;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < nb; ++b) {
+      const search::Cluster& B = cl[leaves[b]];
+      ranges.clear();
+      const Term* prev = nullptr;
       for (const Term& e : near_[b]) {
         const tree::SourceTree& S = sources_[e.tree];
-        const long ns = S.n;
-        const double *xs = S.pts.data(), *ys = xs + ns, *zs = ys + ns, *qx = zs + ns, *qy = qx + ns, *qz = qy + ns;
         const search::Cluster& C = S.clusters[e.cluster];
-        const double ox = e.mx * L0, oy = e.my * L1;
-        if (!e.partial) {
-          br_tile_host(xt[t], yt[t], zt[t], xs, ys, zs, qx, qy, qz, C.begin, C.end, ox, oy, 0.0, 0.0, 0.0, 0.0,
-                       eps, u);
-          pairs += C.count();
-          continue;
-        }
-        // The window's edge: only the pairs whose nearest image is within K of m.
-        for (long s = C.begin; s < C.end; ++s) {
-          if (L0 > 0.0 && std::abs(e.mx - tree::nearest(xt[t] - xs[s], img, 0)) > K) continue;
-          if (L1 > 0.0 && std::abs(e.my - tree::nearest(yt[t] - ys[s], img, 1)) > K) continue;
-          br_pair(xt[t], yt[t], zt[t], xs[s] + ox, ys[s] + oy, zs[s], qx[s], qy[s], qz[s], eps, u[0], u[1], u[2]);
-          ++pairs;
-        }
+        if (prev && !e.partial && !prev->partial && prev->tree == e.tree && prev->mx == e.mx && prev->my == e.my &&
+            ranges.back().k1 == C.begin)
+          ranges.back().k1 = C.end;
+        else
+          ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, e.partial});
+        prev = &e;
       }
-      for (int c = 0; c < 3; ++c) acc_near_[c * n + t] = u[c];
+      const long t = B.begin;
+      pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
+                               eps, ux + t, uy + t, uz + t);
     }
   }
   load_.direct_pairs = pairs;
 }
 
-// Far field: every target of a batch against the proxies of its far clusters.
+// Far field: every target of a batch against the proxies of its far clusters (the same kernel).
 void TreeBRSolver::far() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(far_.size());
-  const double L0 = rules_.images.period[0], L1 = rules_.images.period[1];
+  const BRImages img = rules_.images;
   const double eps = eps_;
   long terms = 0, pairs = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : terms, pairs)
-  for (int b = 0; b < nb; ++b) {
-    const search::Cluster& B = cl[leaves[b]];
-    for (long t = B.begin; t < B.end; ++t) {
-      double u[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel reduction(+ : terms, pairs)
+  {
+    std::vector<BRSourceRange> ranges;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < nb; ++b) {
+      const search::Cluster& B = cl[leaves[b]];
+      ranges.clear();
       for (const Term& e : far_[b]) {
         const tree::SourceTree& S = sources_[e.tree];
         const int m = S.proxy_count[e.cluster];
-        const double* px = &S.proxies[S.proxy_start[e.cluster]];
-        br_tile_host(xt[t], yt[t], zt[t], px, px + m, px + 2 * m, px + 3 * m, px + 4 * m, px + 5 * m, 0, m,
-                     e.mx * L0, e.my * L1, 0.0, 0.0, 0.0, 0.0, eps, u);
-        pairs += m;
+        ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
       }
-      terms += static_cast<long>(far_[b].size());
-      for (int c = 0; c < 3; ++c) acc_far_[c * n + t] = u[c];
+      const long t = B.begin;
+      pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
+                               eps, ux + t, uy + t, uz + t);
+      terms += B.count() * static_cast<long>(far_[b].size());
     }
   }
   load_.cluster_terms = terms;
