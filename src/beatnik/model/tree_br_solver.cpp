@@ -54,6 +54,51 @@ void lagrange(double x, int n, const double* s, const double* w, double* out) {
 
 constexpr int kMaxDegree = kTreeMaxDegree;
 
+// Degrees per side of cluster C's proxy grid for degree p valid to ratio theta; returns the
+// number of proxies.
+int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
+  double wmax = 0.0;
+  for (int d = 0; d < 3; ++d) wmax = std::max(wmax, C.hi[d] - C.lo[d]);
+  int m = 1;
+  for (int d = 0; d < 3; ++d) {
+    dg[d] = side_degree(p, theta, C.hi[d] - C.lo[d], wmax);
+    m *= dg[d] + 1;
+  }
+  return m;
+}
+
+// The m = Π(dg+1) proxy sources of C's grid at px ([x|y|z|qx|qy|qz], m each) from the point
+// sources [k0, k1) of src (SoA, `stride` entries each): q̂_abc = Σ L_a(x)L_b(y)L_c(z)·q.
+void interpolate(const search::Cluster& C, const int* dg, const double* src, long stride, long k0, long k1,
+                 double* px, int m) {
+  double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
+  for (int d = 0; d < 3; ++d) chebyshev(C.lo[d], C.hi[d], dg[d], s[d], w[d]);
+  const int n1 = dg[1] + 1, n2 = dg[2] + 1;
+  for (int a = 0; a <= dg[0]; ++a)
+    for (int b = 0; b <= dg[1]; ++b)
+      for (int e = 0; e <= dg[2]; ++e) {
+        const int idx = (a * n1 + b) * n2 + e;
+        px[idx] = s[0][a];
+        px[m + idx] = s[1][b];
+        px[2 * m + idx] = s[2][e];
+      }
+  double* q = px + 3 * m;
+  std::fill(q, q + 3 * m, 0.0);
+  for (long k = k0; k < k1; ++k) {
+    for (int d = 0; d < 3; ++d) lagrange(src[d * stride + k], dg[d], s[d], w[d], L[d]);
+    const double qk[3] = {src[3 * stride + k], src[4 * stride + k], src[5 * stride + k]};
+    for (int a = 0; a <= dg[0]; ++a)
+      for (int b = 0; b <= dg[1]; ++b) {
+        const double lab = L[0][a] * L[1][b];
+        for (int e = 0; e <= dg[2]; ++e) {
+          const double f = lab * L[2][e];
+          const int idx = (a * n1 + b) * n2 + e;
+          for (int r = 0; r < 3; ++r) q[r * m + idx] += f * qk[r];
+        }
+      }
+  }
+}
+
 }  // namespace
 
 TreeParameters tree_parameters(double tolerance) {
@@ -148,6 +193,11 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     exchange_let();
   }
   {
+    Timers::Scope t(timers_, "br.tree.low");
+    low_.resize(sources_.size());
+    for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
+  }
+  {
     Timers::Scope t(timers_, "br.tree.compute");
     {
       Timers::Scope l(timers_, "br.tree.compute.lists");
@@ -231,13 +281,7 @@ void TreeBRSolver::upward() {
   long total = 0;
   std::vector<int> deg(3 * size_t(nc));
   for (int c = 0; c < nc; ++c) {
-    double wmax = 0.0;
-    for (int d = 0; d < 3; ++d) wmax = std::max(wmax, cl[c].hi[d] - cl[c].lo[d]);
-    int m = 1;
-    for (int d = 0; d < 3; ++d) {
-      deg[3 * c + d] = side_degree(p, theta, cl[c].hi[d] - cl[c].lo[d], wmax);
-      m *= deg[3 * c + d] + 1;
-    }
+    const int m = grid_degrees(cl[c], p, theta, &deg[3 * c]);
     if (theta > 0.0 && cl[c].count() > m) {
       t.proxy_start[c] = total;
       t.proxy_count[c] = m;
@@ -245,40 +289,64 @@ void TreeBRSolver::upward() {
     }
   }
   t.proxies.assign(total, 0.0);
-  const long n = t.n;
-  const double* xs = t.pts.data();
 #pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < nc; ++c)
+    if (t.proxy_start[c] >= 0)
+      interpolate(cl[c], &deg[3 * c], t.pts.data(), t.n, cl[c].begin, cl[c].end, &t.proxies[t.proxy_start[c]],
+                  t.proxy_count[c]);
+}
+
+// Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
+// proxies: degree d < p is as accurate at ratio ρ = (r_B + r_C)/|Δ| < θ^{p/d} (ρ^d ≤ θ^p) as
+// degree p at θ, with (d+1)² instead of (p+1)² proxies per layer. Each set has at most half the
+// proxies of the previous one (the degree-p set, or the cluster's sources). From the degree-p
+// proxies where the cluster has them (degree-d interpolation reproduces degree-d polynomials
+// exactly, and each side's degree is at most the degree-p grid's: the same set up to round-off),
+// else from its sources.
+void TreeBRSolver::low_sets(int s) {
+  const tree::SourceTree& t = sources_[s];
+  LowSets& l = low_[s];
+  const auto& cl = t.clusters;
+  const int nc = static_cast<int>(cl.size());
+  const int p = settings_.tree_degree;
+  const double theta = settings_.tree_theta;
+  l.first.assign(nc + 1, 0);
+  l.start.clear();
+  l.count.clear();
+  l.theta.clear();
+  l.degrees.clear();
+  long total = 0;
   for (int c = 0; c < nc; ++c) {
-    if (t.proxy_start[c] < 0) continue;
-    const int m = t.proxy_count[c];
-    const int* dg = &deg[3 * c];
-    double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
-    for (int d = 0; d < 3; ++d) chebyshev(cl[c].lo[d], cl[c].hi[d], dg[d], s[d], w[d]);
-    double* px = &t.proxies[t.proxy_start[c]];
-    const int n1 = dg[1] + 1, n2 = dg[2] + 1;
-    for (int a = 0; a <= dg[0]; ++a)
-      for (int b = 0; b <= dg[1]; ++b)
-        for (int e = 0; e <= dg[2]; ++e) {
-          const int idx = (a * n1 + b) * n2 + e;
-          px[idx] = s[0][a];
-          px[m + idx] = s[1][b];
-          px[2 * m + idx] = s[2][e];
-        }
-    double* q = px + 3 * m;
-    for (long k = cl[c].begin; k < cl[c].end; ++k) {
-      for (int d = 0; d < 3; ++d) lagrange(xs[d * n + k], dg[d], s[d], w[d], L[d]);
-      const double qk[3] = {xs[3 * n + k], xs[4 * n + k], xs[5 * n + k]};
-      for (int a = 0; a <= dg[0]; ++a)
-        for (int b = 0; b <= dg[1]; ++b) {
-          const double lab = L[0][a] * L[1][b];
-          for (int e = 0; e <= dg[2]; ++e) {
-            const double f = lab * L[2][e];
-            const int idx = (a * n1 + b) * n2 + e;
-            for (int r = 0; r < 3; ++r) q[r * m + idx] += f * qk[r];
-          }
-        }
+    l.first[c] = static_cast<int>(l.count.size());
+    const bool prox = t.proxies_of(c);
+    if (!(theta > 0.0 && theta < 1.0) || !(prox || t.full[c])) continue;
+    long budget = prox ? t.proxy_count[c] : cl[c].count();
+    for (int d = p - 1; d >= 1; --d) {
+      const double th = std::pow(theta, double(p) / d);
+      int dg[3];
+      const int m = grid_degrees(cl[c], d, th, dg);
+      if (4L * m > 3L * budget) continue;
+      l.start.push_back(total);
+      l.count.push_back(m);
+      l.theta.push_back(th);
+      l.degrees.insert(l.degrees.end(), dg, dg + 3);
+      total += 6L * m;
+      budget = m;
     }
   }
+  l.first[nc] = static_cast<int>(l.count.size());
+  l.pts.assign(total, 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < nc; ++c)
+    for (int k = l.first[c]; k < l.first[c + 1]; ++k) {
+      double* out = &l.pts[l.start[k]];
+      if (t.proxies_of(c)) {
+        const int m = t.proxy_count[c];
+        interpolate(cl[c], &l.degrees[3 * k], &t.proxies[t.proxy_start[c]], m, 0, m, out, l.count[k]);
+      } else {
+        interpolate(cl[c], &l.degrees[3 * k], t.pts.data(), t.n, cl[c].begin, cl[c].end, out, l.count[k]);
+      }
+    }
 }
 
 // The locally essential tree: every rank's box to every rank, this rank's part for each other
@@ -350,10 +418,32 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
   // Every pair takes this image: the separation test on the shifted cluster (for a LET part,
   // also the owner's test against this rank's whole box).
   const bool sep = tree::separated(B, C, mx, my, rules_) || (S.remote && tree::separated(box_, C, mx, my, rules_));
-  if (sep && S.proxies_of(cluster)) far.push_back({s, cluster, mx, my, false});
-  else if ((sep && S.full[cluster]) || C.leaf()) direct(false);
-  else
-    for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
+  if (sep) {
+    // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
+    const int low = cheapest_low(B, s, cluster, mx, my);
+    if (low >= 0) return far.push_back({s, cluster, mx, my, false, low});
+    if (S.proxies_of(cluster)) return far.push_back({s, cluster, mx, my, false, -1});
+    if (S.full[cluster] && C.leaf()) return direct(false);
+    // No set fits: the children may (a smaller ρ), else their sources are summed directly.
+  } else if (C.leaf()) {
+    return direct(false);
+  }
+  for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
+}
+
+// The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B
+// at image (mx, my) and has fewer than the degree-p set (−1: none).
+int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my) const {
+  const LowSets& l = low_[s];
+  if (l.first[c] == l.first[c + 1]) return -1;
+  const search::Cluster& C = sources_[s].clusters[c];
+  const double ox = mx * rules_.images.period[0], oy = my * rules_.images.period[1];
+  const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
+  const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+  int best = -1;
+  for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
+    if (rho < l.theta[k]) best = k;
+  return best;
 }
 
 // Direct sums: every target of a batch against the sources of its near clusters, by the pair
@@ -419,6 +509,12 @@ void TreeBRSolver::far() {
       ranges.clear();
       for (const Term& e : far_[b]) {
         const tree::SourceTree& S = sources_[e.tree];
+        if (e.low >= 0) {
+          const LowSets& l = low_[e.tree];
+          const int m = l.count[e.low];
+          ranges.push_back({&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false});
+          continue;
+        }
         const int m = S.proxy_count[e.cluster];
         ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
       }
