@@ -102,8 +102,8 @@ void interpolate(const search::Cluster& C, const int* dg, const double* src, lon
 }  // namespace
 
 TreeParameters tree_parameters(double tolerance) {
-  if (tolerance >= 1e-3) return {0.5, 4};
-  if (tolerance >= 1e-6) return {0.5, 10};
+  if (tolerance >= 1e-3) return {0.4, 4};
+  if (tolerance >= 1e-6) return {0.4, 8};
   if (tolerance >= 1e-9) return {0.4, 12};
   return {0.3, 16};
 }
