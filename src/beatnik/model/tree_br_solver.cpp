@@ -99,6 +99,57 @@ void interpolate(const search::Cluster& C, const int* dg, const double* src, lon
   }
 }
 
+// The same set from C's proxy grid of degrees P (px, mp proxies) instead of its sources, for a
+// grid of degrees D ≤ P per side: a degree-D Lagrange basis is reproduced exactly by degree-P
+// interpolation, so Σ_abc L'(s_abc)·q̂_abc = Σ_k L'(x_k)·q_k up to round-off. Applied one side
+// at a time: (P+1)³(D+1) operations instead of (P+1)³(D+1)³.
+void coarsen(const search::Cluster& C, const int* P, const int* D, const double* px, int mp, double* out, int md) {
+  double sp[3][kMaxDegree + 1], wp[3][kMaxDegree + 1], sd[3][kMaxDegree + 1], wd[3][kMaxDegree + 1];
+  double M[3][kMaxDegree + 1][kMaxDegree + 1];  // M[d][a'][a] = L'_a'(s_a)
+  for (int d = 0; d < 3; ++d) {
+    chebyshev(C.lo[d], C.hi[d], P[d], sp[d], wp[d]);
+    chebyshev(C.lo[d], C.hi[d], D[d], sd[d], wd[d]);
+    double L[kMaxDegree + 1];
+    for (int a = 0; a <= P[d]; ++a) {
+      lagrange(sp[d][a], D[d], sd[d], wd[d], L);
+      for (int b = 0; b <= D[d]; ++b) M[d][b][a] = L[b];
+    }
+  }
+  const int p0 = P[0] + 1, p1 = P[1] + 1, p2 = P[2] + 1, d0 = D[0] + 1, d1 = D[1] + 1, d2 = D[2] + 1;
+  for (int a = 0; a < d0; ++a)
+    for (int b = 0; b < d1; ++b)
+      for (int e = 0; e < d2; ++e) {
+        const int idx = (a * d1 + b) * d2 + e;
+        out[idx] = sd[0][a];
+        out[md + idx] = sd[1][b];
+        out[2 * md + idx] = sd[2][e];
+      }
+  std::vector<double> t1(size_t(d0) * p1 * p2), t2(size_t(d0) * d1 * p2);
+  for (int r = 0; r < 3; ++r) {
+    const double* q = px + (3 + r) * mp;
+    for (int a = 0; a < d0; ++a)
+      for (int bc = 0; bc < p1 * p2; ++bc) {
+        double v = 0.0;
+        for (int k = 0; k < p0; ++k) v += M[0][a][k] * q[k * p1 * p2 + bc];
+        t1[size_t(a) * p1 * p2 + bc] = v;
+      }
+    for (int a = 0; a < d0; ++a)
+      for (int b = 0; b < d1; ++b)
+        for (int e = 0; e < p2; ++e) {
+          double v = 0.0;
+          for (int k = 0; k < p1; ++k) v += M[1][b][k] * t1[(size_t(a) * p1 + k) * p2 + e];
+          t2[(size_t(a) * d1 + b) * p2 + e] = v;
+        }
+    double* o = out + (3 + r) * md;
+    for (int ab = 0; ab < d0 * d1; ++ab)
+      for (int e = 0; e < d2; ++e) {
+        double v = 0.0;
+        for (int k = 0; k < p2; ++k) v += M[2][e][k] * t2[size_t(ab) * p2 + k];
+        o[ab * d2 + e] = v;
+      }
+  }
+}
+
 }  // namespace
 
 TreeParameters tree_parameters(double tolerance) {
@@ -340,9 +391,14 @@ void TreeBRSolver::low_sets(int s) {
   for (int c = 0; c < nc; ++c)
     for (int k = l.first[c]; k < l.first[c + 1]; ++k) {
       double* out = &l.pts[l.start[k]];
-      if (t.proxies_of(c)) {
+      int P[3];
+      const int* D = &l.degrees[3 * k];
+      if (t.proxies_of(c) && grid_degrees(cl[c], p, theta, P) == t.proxy_count[c] && D[0] <= P[0] && D[1] <= P[1] &&
+          D[2] <= P[2]) {
+        coarsen(cl[c], P, D, &t.proxies[t.proxy_start[c]], t.proxy_count[c], out, l.count[k]);
+      } else if (t.proxies_of(c)) {
         const int m = t.proxy_count[c];
-        interpolate(cl[c], &l.degrees[3 * k], &t.proxies[t.proxy_start[c]], m, 0, m, out, l.count[k]);
+        interpolate(cl[c], D, &t.proxies[t.proxy_start[c]], m, 0, m, out, l.count[k]);
       } else {
         interpolate(cl[c], &l.degrees[3 * k], t.pts.data(), t.n, cl[c].begin, cl[c].end, out, l.count[k]);
       }
