@@ -353,7 +353,7 @@ void TreeBRSolver::upward() {
 // proxies of the previous one (the degree-p set, or the cluster's sources). From the degree-p
 // proxies where the cluster has them (degree-d interpolation reproduces degree-d polynomials
 // exactly, and each side's degree is at most the degree-p grid's: the same set up to round-off),
-// else from its sources.
+// else from its sources; each further set from the previous one (its sides are no finer).
 void TreeBRSolver::low_sets(int s) {
   const tree::SourceTree& t = sources_[s];
   LowSets& l = low_[s];
@@ -393,7 +393,11 @@ void TreeBRSolver::low_sets(int s) {
       double* out = &l.pts[l.start[k]];
       int P[3];
       const int* D = &l.degrees[3 * k];
-      if (t.proxies_of(c) && grid_degrees(cl[c], p, theta, P) == t.proxy_count[c] && D[0] <= P[0] && D[1] <= P[1] &&
+      const int* prev = &l.degrees[3 * (k - 1)];
+      if (k > l.first[c] && D[0] <= prev[0] && D[1] <= prev[1] && D[2] <= prev[2]) {
+        // From the previous (finer) set: the same reproduction argument, far fewer operations.
+        coarsen(cl[c], prev, D, &l.pts[l.start[k - 1]], l.count[k - 1], out, l.count[k]);
+      } else if (t.proxies_of(c) && grid_degrees(cl[c], p, theta, P) == t.proxy_count[c] && D[0] <= P[0] && D[1] <= P[1] &&
           D[2] <= P[2]) {
         coarsen(cl[c], P, D, &t.proxies[t.proxy_start[c]], t.proxy_count[c], out, l.count[k]);
       } else if (t.proxies_of(c)) {
