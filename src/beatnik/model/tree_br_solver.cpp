@@ -208,6 +208,9 @@ size_t TreeBRSolver::buffer_bytes() const {
     b += (t.pts.size() + t.proxies.size()) * sizeof(double) + t.clusters.size() * sizeof(search::Cluster);
     b += t.proxy_start.size() * sizeof(long) + t.proxy_count.size() * sizeof(int) + t.full.size();
   }
+  for (const auto& l : low_)
+    b += (l.pts.size() + l.theta.size()) * sizeof(double) + l.start.size() * sizeof(long) +
+         (l.first.size() + l.count.size() + l.degrees.size()) * sizeof(int);
   for (const auto* l : {&near_, &far_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
   return b;
