@@ -4,7 +4,9 @@
 // one ulp either side of the image-window jumps, near-coincident pairs (d far below the float
 // range of the AVX2 estimate), pairs beyond the float range (non-periodic, 1e20 apart), d = 0
 // (NaN in every path), source counts that are not a multiple of the vector width, partial
-// target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run.
+// target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run. The tree
+// solver's kernel (br_targets_host: targets against a list of source ranges, some with the image
+// window's test) against the same kind of serial sum, with target counts around the vector widths.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +17,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 
 using namespace beatnik;
 using model::BRHostKernel;
@@ -196,6 +199,65 @@ TEST(BRHostKernels, NearCoincidentAndFarPairs) {
   Problem zero = random_sheet(6, 8, true, 1, 0.0, 4);
   for (int c = 0; c < 3; ++c) zero.tgt[c * zero.nt + 2] = zero.src[c * zero.ns + 5];
   expect_all_kernels_match(zero, "d = 0");
+}
+
+
+// The tree solver's kernel: ranges of two source blocks with image shifts, some windowed (the
+// pair counts only when |m − a₀(t − s)| ≤ K), against a serial long-double sum of the same pairs,
+// and the pair count against the count of pairs taken; targets 1..19 (masked vector tails).
+TEST(BRHostKernels, TargetsAgainstSourceRangesWithWindows) {
+  for (bool centred : {true, false})
+    for (long nt : {1L, 7L, 8L, 9L, 16L, 19L}) {
+      Problem p = random_sheet(nt, 97, centred, 1, 1e-3, 31 + nt);
+      // Sources spread over 2.5 periods in x so that the nearest image differs within a range.
+      for (long k = 0; k < p.ns; ++k) p.src[k] *= 2.5;
+      std::vector<double> proxies(6 * 10);
+      for (int c = 0; c < 6; ++c)
+        for (int k = 0; k < 10; ++k) proxies[c * 10 + k] = p.src[c * p.ns + 3 * k] * (c < 3 ? 1.1 : 0.7);
+      std::vector<model::BRSourceRange> ranges{
+          {p.src.data(), p.ns, 0, 40, 0, 0, false},  {p.src.data(), p.ns, 40, 97, 1, -1, true},
+          {proxies.data(), 10, 0, 10, -1, 2, false}, {p.src.data(), p.ns, 5, 60, 2, 0, true},
+          {p.src.data(), p.ns, 0, 97, -2, -2, true}, {p.src.data(), p.ns, 60, 61, 0, 1, false}};
+      const model::BRImages& im = p.images;
+      std::vector<double> ref(3 * nt, 0.0), scale(3 * nt, 0.0);
+      long want_pairs = 0;
+      for (long t = 0; t < nt; ++t) {
+        const double tx = p.tgt[t], ty = p.tgt[nt + t], tz = p.tgt[2 * nt + t];
+        long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+        for (const auto& r : ranges)
+          for (long k = r.k0; k < r.k1; ++k) {
+            const double* b = r.p;
+            const double x = b[k], y = b[r.stride + k], z = b[2 * r.stride + k];
+            const int a0x = model::image_centre(tx - x, im.period[0], im.centring_half(0)) / im.period[0];
+            const int a0y = model::image_centre(ty - y, im.period[1], im.centring_half(1)) / im.period[1];
+            if (r.window && (std::abs(r.mx - a0x) > im.k || std::abs(r.my - a0y) > im.k)) continue;
+            ++want_pairs;
+            const long double q[3] = {b[3 * r.stride + k], b[4 * r.stride + k], b[5 * r.stride + k]};
+            const long double rr[3] = {(long double)tx - ((long double)x + r.mx * im.period[0]),
+                                       (long double)ty - ((long double)y + r.my * im.period[1]),
+                                       (long double)tz - z};
+            const long double d = rr[0] * rr[0] + rr[1] * rr[1] + rr[2] * rr[2] + p.eps;
+            const long double f = 1.0L / (d * std::sqrt(d));
+            for (int i = 0; i < 3; ++i) {
+              const long double a = q[(i + 1) % 3] * rr[(i + 2) % 3], c = q[(i + 2) % 3] * rr[(i + 1) % 3];
+              sum[i] += (a - c) * f;
+              mag[i] += (std::fabs(a) + std::fabs(c)) * f;
+            }
+          }
+        for (int i = 0; i < 3; ++i) ref[i * nt + t] = double(sum[i]), scale[i * nt + t] = double(mag[i]);
+      }
+      for (BRHostKernel k : model::br_host_kernels_supported()) {
+        std::vector<double> u(3 * nt, 0.0);
+        const long pairs = model::br_targets_host(p.tgt.data(), p.tgt.data() + nt, p.tgt.data() + 2 * nt, nt,
+                                                  ranges.data(), int(ranges.size()), im, p.eps, u.data(),
+                                                  u.data() + nt, u.data() + 2 * nt, k);
+        const std::string what = std::string(model::to_string(k)) + ", centred " + std::to_string(centred) +
+                                 ", targets " + std::to_string(nt);
+        EXPECT_EQ(pairs, want_pairs) << what;
+        for (long i = 0; i < 3 * nt; ++i)
+          EXPECT_NEAR(u[i], ref[i], 1e-13 * scale[i]) << what << ", entry " << i;
+      }
+    }
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 #include <limits>
 
 #include "beatnik/base/error.hpp"
-#include "beatnik/model/br_block.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_pull.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -55,11 +55,107 @@ void lagrange(double x, int n, const double* s, const double* w, double* out) {
 
 constexpr int kMaxDegree = kTreeMaxDegree;
 
+// Degrees per side of cluster C's proxy grid for degree p valid to ratio theta; returns the
+// number of proxies.
+int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
+  double wmax = 0.0;
+  for (int d = 0; d < 3; ++d) wmax = std::max(wmax, C.hi[d] - C.lo[d]);
+  int m = 1;
+  for (int d = 0; d < 3; ++d) {
+    dg[d] = side_degree(p, theta, C.hi[d] - C.lo[d], wmax);
+    m *= dg[d] + 1;
+  }
+  return m;
+}
+
+// The m = Π(dg+1) proxy sources of C's grid at px ([x|y|z|qx|qy|qz], m each) from the point
+// sources [k0, k1) of src (SoA, `stride` entries each): q̂_abc = Σ L_a(x)L_b(y)L_c(z)·q.
+void interpolate(const search::Cluster& C, const int* dg, const double* src, long stride, long k0, long k1,
+                 double* px, int m) {
+  double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
+  for (int d = 0; d < 3; ++d) chebyshev(C.lo[d], C.hi[d], dg[d], s[d], w[d]);
+  const int n1 = dg[1] + 1, n2 = dg[2] + 1;
+  for (int a = 0; a <= dg[0]; ++a)
+    for (int b = 0; b <= dg[1]; ++b)
+      for (int e = 0; e <= dg[2]; ++e) {
+        const int idx = (a * n1 + b) * n2 + e;
+        px[idx] = s[0][a];
+        px[m + idx] = s[1][b];
+        px[2 * m + idx] = s[2][e];
+      }
+  double* q = px + 3 * m;
+  std::fill(q, q + 3 * m, 0.0);
+  for (long k = k0; k < k1; ++k) {
+    for (int d = 0; d < 3; ++d) lagrange(src[d * stride + k], dg[d], s[d], w[d], L[d]);
+    const double qk[3] = {src[3 * stride + k], src[4 * stride + k], src[5 * stride + k]};
+    for (int a = 0; a <= dg[0]; ++a)
+      for (int b = 0; b <= dg[1]; ++b) {
+        const double lab = L[0][a] * L[1][b];
+        for (int e = 0; e <= dg[2]; ++e) {
+          const double f = lab * L[2][e];
+          const int idx = (a * n1 + b) * n2 + e;
+          for (int r = 0; r < 3; ++r) q[r * m + idx] += f * qk[r];
+        }
+      }
+  }
+}
+
+// The same set from C's proxy grid of degrees P (px, mp proxies) instead of its sources, for a
+// grid of degrees D ≤ P per side: a degree-D Lagrange basis is reproduced exactly by degree-P
+// interpolation, so Σ_abc L'(s_abc)·q̂_abc = Σ_k L'(x_k)·q_k up to round-off. Applied one side
+// at a time: (P+1)³(D+1) operations instead of (P+1)³(D+1)³.
+void coarsen(const search::Cluster& C, const int* P, const int* D, const double* px, int mp, double* out, int md) {
+  double sp[3][kMaxDegree + 1], wp[3][kMaxDegree + 1], sd[3][kMaxDegree + 1], wd[3][kMaxDegree + 1];
+  double M[3][kMaxDegree + 1][kMaxDegree + 1];  // M[d][a'][a] = L'_a'(s_a)
+  for (int d = 0; d < 3; ++d) {
+    chebyshev(C.lo[d], C.hi[d], P[d], sp[d], wp[d]);
+    chebyshev(C.lo[d], C.hi[d], D[d], sd[d], wd[d]);
+    double L[kMaxDegree + 1];
+    for (int a = 0; a <= P[d]; ++a) {
+      lagrange(sp[d][a], D[d], sd[d], wd[d], L);
+      for (int b = 0; b <= D[d]; ++b) M[d][b][a] = L[b];
+    }
+  }
+  const int p0 = P[0] + 1, p1 = P[1] + 1, p2 = P[2] + 1, d0 = D[0] + 1, d1 = D[1] + 1, d2 = D[2] + 1;
+  for (int a = 0; a < d0; ++a)
+    for (int b = 0; b < d1; ++b)
+      for (int e = 0; e < d2; ++e) {
+        const int idx = (a * d1 + b) * d2 + e;
+        out[idx] = sd[0][a];
+        out[md + idx] = sd[1][b];
+        out[2 * md + idx] = sd[2][e];
+      }
+  std::vector<double> t1(size_t(d0) * p1 * p2), t2(size_t(d0) * d1 * p2);
+  for (int r = 0; r < 3; ++r) {
+    const double* q = px + (3 + r) * mp;
+    for (int a = 0; a < d0; ++a)
+      for (int bc = 0; bc < p1 * p2; ++bc) {
+        double v = 0.0;
+        for (int k = 0; k < p0; ++k) v += M[0][a][k] * q[k * p1 * p2 + bc];
+        t1[size_t(a) * p1 * p2 + bc] = v;
+      }
+    for (int a = 0; a < d0; ++a)
+      for (int b = 0; b < d1; ++b)
+        for (int e = 0; e < p2; ++e) {
+          double v = 0.0;
+          for (int k = 0; k < p1; ++k) v += M[1][b][k] * t1[(size_t(a) * p1 + k) * p2 + e];
+          t2[(size_t(a) * d1 + b) * p2 + e] = v;
+        }
+    double* o = out + (3 + r) * md;
+    for (int ab = 0; ab < d0 * d1; ++ab)
+      for (int e = 0; e < d2; ++e) {
+        double v = 0.0;
+        for (int k = 0; k < p2; ++k) v += M[2][e][k] * t2[size_t(ab) * p2 + k];
+        o[ab * d2 + e] = v;
+      }
+  }
+}
+
 }  // namespace
 
 TreeParameters tree_parameters(double tolerance) {
-  if (tolerance >= 1e-3) return {0.5, 4};
-  if (tolerance >= 1e-6) return {0.5, 10};
+  if (tolerance >= 1e-3) return {0.4, 4};
+  if (tolerance >= 1e-6) return {0.4, 8};
   if (tolerance >= 1e-9) return {0.4, 12};
   return {0.3, 16};
 }
@@ -113,6 +209,9 @@ size_t TreeBRSolver::buffer_bytes() const {
     b += (t.pts.size() + t.proxies.size()) * sizeof(double) + t.clusters.size() * sizeof(search::Cluster);
     b += t.proxy_start.size() * sizeof(long) + t.proxy_count.size() * sizeof(int) + t.full.size();
   }
+  for (const auto& l : low_)
+    b += (l.pts.size() + l.theta.size()) * sizeof(double) + l.start.size() * sizeof(long) +
+         (l.first.size() + l.count.size() + l.degrees.size()) * sizeof(int);
   for (const auto* l : {&near_, &far_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
   return b;
@@ -147,6 +246,11 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   {
     Timers::Scope t(timers_, "br.tree.let");
     exchange_let();
+  }
+  {
+    Timers::Scope t(timers_, "br.tree.low");
+    low_.resize(sources_.size());
+    for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
   }
   {
     Timers::Scope t(timers_, "br.tree.compute");
@@ -232,13 +336,7 @@ void TreeBRSolver::upward() {
   long total = 0;
   std::vector<int> deg(3 * size_t(nc));
   for (int c = 0; c < nc; ++c) {
-    double wmax = 0.0;
-    for (int d = 0; d < 3; ++d) wmax = std::max(wmax, cl[c].hi[d] - cl[c].lo[d]);
-    int m = 1;
-    for (int d = 0; d < 3; ++d) {
-      deg[3 * c + d] = side_degree(p, theta, cl[c].hi[d] - cl[c].lo[d], wmax);
-      m *= deg[3 * c + d] + 1;
-    }
+    const int m = grid_degrees(cl[c], p, theta, &deg[3 * c]);
     if (theta > 0.0 && cl[c].count() > m) {
       t.proxy_start[c] = total;
       t.proxy_count[c] = m;
@@ -246,40 +344,73 @@ void TreeBRSolver::upward() {
     }
   }
   t.proxies.assign(total, 0.0);
-  const long n = t.n;
-  const double* xs = t.pts.data();
 #pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < nc; ++c)
+    if (t.proxy_start[c] >= 0)
+      interpolate(cl[c], &deg[3 * c], t.pts.data(), t.n, cl[c].begin, cl[c].end, &t.proxies[t.proxy_start[c]],
+                  t.proxy_count[c]);
+}
+
+// Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
+// proxies: degree d < p is as accurate at ratio ρ = (r_B + r_C)/|Δ| < θ^{p/d} (ρ^d ≤ θ^p) as
+// degree p at θ, with (d+1)² instead of (p+1)² proxies per layer. Each set has at most half the
+// proxies of the previous one (the degree-p set, or the cluster's sources). From the degree-p
+// proxies where the cluster has them (degree-d interpolation reproduces degree-d polynomials
+// exactly, and each side's degree is at most the degree-p grid's: the same set up to round-off),
+// else from its sources; each further set from the previous one (its sides are no finer).
+void TreeBRSolver::low_sets(int s) {
+  const tree::SourceTree& t = sources_[s];
+  LowSets& l = low_[s];
+  const auto& cl = t.clusters;
+  const int nc = static_cast<int>(cl.size());
+  const int p = settings_.tree_degree;
+  const double theta = settings_.tree_theta;
+  l.first.assign(nc + 1, 0);
+  l.start.clear();
+  l.count.clear();
+  l.theta.clear();
+  l.degrees.clear();
+  long total = 0;
   for (int c = 0; c < nc; ++c) {
-    if (t.proxy_start[c] < 0) continue;
-    const int m = t.proxy_count[c];
-    const int* dg = &deg[3 * c];
-    double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
-    for (int d = 0; d < 3; ++d) chebyshev(cl[c].lo[d], cl[c].hi[d], dg[d], s[d], w[d]);
-    double* px = &t.proxies[t.proxy_start[c]];
-    const int n1 = dg[1] + 1, n2 = dg[2] + 1;
-    for (int a = 0; a <= dg[0]; ++a)
-      for (int b = 0; b <= dg[1]; ++b)
-        for (int e = 0; e <= dg[2]; ++e) {
-          const int idx = (a * n1 + b) * n2 + e;
-          px[idx] = s[0][a];
-          px[m + idx] = s[1][b];
-          px[2 * m + idx] = s[2][e];
-        }
-    double* q = px + 3 * m;
-    for (long k = cl[c].begin; k < cl[c].end; ++k) {
-      for (int d = 0; d < 3; ++d) lagrange(xs[d * n + k], dg[d], s[d], w[d], L[d]);
-      const double qk[3] = {xs[3 * n + k], xs[4 * n + k], xs[5 * n + k]};
-      for (int a = 0; a <= dg[0]; ++a)
-        for (int b = 0; b <= dg[1]; ++b) {
-          const double lab = L[0][a] * L[1][b];
-          for (int e = 0; e <= dg[2]; ++e) {
-            const double f = lab * L[2][e];
-            const int idx = (a * n1 + b) * n2 + e;
-            for (int r = 0; r < 3; ++r) q[r * m + idx] += f * qk[r];
-          }
-        }
+    l.first[c] = static_cast<int>(l.count.size());
+    const bool prox = t.proxies_of(c);
+    if (!(theta > 0.0 && theta < 1.0) || !(prox || t.full[c])) continue;
+    long budget = prox ? t.proxy_count[c] : cl[c].count();
+    for (int d = p - 1; d >= 1; --d) {
+      const double th = std::pow(theta, double(p) / d);
+      int dg[3];
+      const int m = grid_degrees(cl[c], d, th, dg);
+      if (4L * m > 3L * budget) continue;
+      l.start.push_back(total);
+      l.count.push_back(m);
+      l.theta.push_back(th);
+      l.degrees.insert(l.degrees.end(), dg, dg + 3);
+      total += 6L * m;
+      budget = m;
     }
   }
+  l.first[nc] = static_cast<int>(l.count.size());
+  l.pts.assign(total, 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < nc; ++c)
+    for (int k = l.first[c]; k < l.first[c + 1]; ++k) {
+      double* out = &l.pts[l.start[k]];
+      int P[3];
+      const int* D = &l.degrees[3 * k];
+      const int* prev = &l.degrees[3 * (k - 1)];
+      if (k > l.first[c] && D[0] <= prev[0] && D[1] <= prev[1] && D[2] <= prev[2]) {
+        // From the previous (finer) set: the same reproduction argument, far fewer operations.
+        coarsen(cl[c], prev, D, &l.pts[l.start[k - 1]], l.count[k - 1], out, l.count[k]);
+      } else if (t.proxies_of(c) && grid_degrees(cl[c], p, theta, P) == t.proxy_count[c] && D[0] <= P[0] && D[1] <= P[1] &&
+          D[2] <= P[2]) {
+        coarsen(cl[c], P, D, &t.proxies[t.proxy_start[c]], t.proxy_count[c], out, l.count[k]);
+      } else if (t.proxies_of(c)) {
+        const int m = t.proxy_count[c];
+        interpolate(cl[c], D, &t.proxies[t.proxy_start[c]], m, 0, m, out, l.count[k]);
+      } else {
+        interpolate(cl[c], &l.degrees[3 * k], t.pts.data(), t.n, cl[c].begin, cl[c].end, out, l.count[k]);
+      }
+    }
 }
 
 // The locally essential tree: every rank's box to every rank, this rank's part for each other
@@ -360,84 +491,110 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
   // Every pair takes this image: the separation test on the shifted cluster (for a LET part,
   // also the owner's test against this rank's whole box).
   const bool sep = tree::separated(B, C, mx, my, rules_) || (S.remote && tree::separated(box_, C, mx, my, rules_));
-  if (sep && S.proxies_of(cluster)) far.push_back({s, cluster, mx, my, false});
-  else if ((sep && S.full[cluster]) || C.leaf()) direct(false);
-  else
-    for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
+  if (sep) {
+    // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
+    const int low = cheapest_low(B, s, cluster, mx, my);
+    if (low >= 0) return far.push_back({s, cluster, mx, my, false, low});
+    if (S.proxies_of(cluster)) return far.push_back({s, cluster, mx, my, false, -1});
+    if (S.full[cluster] && C.leaf()) return direct(false);
+    // No set fits: the children may (a smaller ρ), else their sources are summed directly.
+  } else if (C.leaf()) {
+    return direct(false);
+  }
+  for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
 }
 
-// Direct sums: every target of a batch against the sources of its near clusters.
+// The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B
+// at image (mx, my) and has fewer than the degree-p set (−1: none).
+int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my) const {
+  const LowSets& l = low_[s];
+  if (l.first[c] == l.first[c + 1]) return -1;
+  const search::Cluster& C = sources_[s].clusters[c];
+  const double ox = mx * rules_.images.period[0], oy = my * rules_.images.period[1];
+  const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
+  const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+  int best = -1;
+  for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
+    if (rho < l.theta[k]) best = k;
+  return best;
+}
+
+// Direct sums: every target of a batch against the sources of its near clusters, by the pair
+// kernel over targets (br_targets_host.hpp). Terms adjacent in tree order with the same image
+// (and no window test) become one source range: each target's sum keeps the list order.
 void TreeBRSolver::near() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_near_.assign(3 * n, 0.0);
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_near_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(near_.size());
   const BRImages img = rules_.images;
-  const double L0 = img.period[0], L1 = img.period[1];
-  const int K = img.k;
   const double eps = eps_;
   long pairs = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : pairs)
-  for (int b = 0; b < nb; ++b) {
-    const search::Cluster& B = cl[leaves[b]];
-    for (long t = B.begin; t < B.end; ++t) {
-      double u[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel reduction(+ : pairs)
+  {
+    std::vector<BRSourceRange> ranges;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < nb; ++b) {
+      const search::Cluster& B = cl[leaves[b]];
+      ranges.clear();
+      const Term* prev = nullptr;
       for (const Term& e : near_[b]) {
         const tree::SourceTree& S = sources_[e.tree];
-        const long ns = S.n;
-        const double *xs = S.pts.data(), *ys = xs + ns, *zs = ys + ns, *qx = zs + ns, *qy = qx + ns, *qz = qy + ns;
         const search::Cluster& C = S.clusters[e.cluster];
-        const double ox = e.mx * L0, oy = e.my * L1;
-        if (!e.partial) {
-          br_tile_host(xt[t], yt[t], zt[t], xs, ys, zs, qx, qy, qz, C.begin, C.end, ox, oy, 0.0, 0.0, 0.0, 0.0,
-                       eps, u);
-          pairs += C.count();
-          continue;
-        }
-        // The window's edge: only the pairs whose nearest image is within K of m.
-        for (long s = C.begin; s < C.end; ++s) {
-          if (L0 > 0.0 && std::abs(e.mx - tree::nearest(xt[t] - xs[s], img, 0)) > K) continue;
-          if (L1 > 0.0 && std::abs(e.my - tree::nearest(yt[t] - ys[s], img, 1)) > K) continue;
-          br_pair(xt[t], yt[t], zt[t], xs[s] + ox, ys[s] + oy, zs[s], qx[s], qy[s], qz[s], eps, u[0], u[1], u[2]);
-          ++pairs;
-        }
+        if (prev && !e.partial && !prev->partial && prev->tree == e.tree && prev->mx == e.mx && prev->my == e.my &&
+            ranges.back().k1 == C.begin)
+          ranges.back().k1 = C.end;
+        else
+          ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, e.partial});
+        prev = &e;
       }
-      for (int c = 0; c < 3; ++c) acc_near_[c * n + t] = u[c];
+      const long t = B.begin;
+      pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
+                               eps, ux + t, uy + t, uz + t);
     }
   }
   load_.direct_pairs = pairs;
 }
 
-// Far field: every target of a batch against the proxies of its far clusters.
+// Far field: every target of a batch against the proxies of its far clusters (the same kernel).
 void TreeBRSolver::far() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(far_.size());
-  const double L0 = rules_.images.period[0], L1 = rules_.images.period[1];
+  const BRImages img = rules_.images;
   const double eps = eps_;
   long terms = 0, pairs = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : terms, pairs)
-  for (int b = 0; b < nb; ++b) {
-    const search::Cluster& B = cl[leaves[b]];
-    for (long t = B.begin; t < B.end; ++t) {
-      double u[3] = {0.0, 0.0, 0.0};
+#pragma omp parallel reduction(+ : terms, pairs)
+  {
+    std::vector<BRSourceRange> ranges;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < nb; ++b) {
+      const search::Cluster& B = cl[leaves[b]];
+      ranges.clear();
       for (const Term& e : far_[b]) {
         const tree::SourceTree& S = sources_[e.tree];
+        if (e.low >= 0) {
+          const LowSets& l = low_[e.tree];
+          const int m = l.count[e.low];
+          ranges.push_back({&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false});
+          continue;
+        }
         const int m = S.proxy_count[e.cluster];
-        const double* px = &S.proxies[S.proxy_start[e.cluster]];
-        br_tile_host(xt[t], yt[t], zt[t], px, px + m, px + 2 * m, px + 3 * m, px + 4 * m, px + 5 * m, 0, m,
-                     e.mx * L0, e.my * L1, 0.0, 0.0, 0.0, 0.0, eps, u);
-        pairs += m;
+        ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
       }
-      terms += static_cast<long>(far_[b].size());
-      for (int c = 0; c < 3; ++c) acc_far_[c * n + t] = u[c];
+      const long t = B.begin;
+      pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
+                               eps, ux + t, uy + t, uz + t);
+      terms += B.count() * static_cast<long>(far_[b].size());
     }
   }
   load_.cluster_terms = terms;

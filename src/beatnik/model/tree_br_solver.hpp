@@ -20,7 +20,7 @@
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let, br.tree.compute (.lists, .near, .far inside it),
+// br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far inside it),
 // br.tree.to_surface.
 #include <memory>
 #include <vector>
@@ -82,11 +82,22 @@ class TreeBRSolver : public BRSolver {
     int cluster;
     int mx, my;    // image shift (m·L per periodic dimension)
     bool partial;  // near only: test each pair's window
+    int low = -1;  // far only: the lower-degree set used (−1: the degree-p proxies)
+  };
+  struct LowSets {  // the lower-degree proxy sets of one tree's clusters (low_sets)
+    std::vector<int> first;      // sets of cluster c: [first[c], first[c+1]), fewer proxies as k grows
+    std::vector<long> start;     // per set: offset into pts
+    std::vector<int> count;      // proxies
+    std::vector<double> theta;   // valid when ρ < theta
+    std::vector<int> degrees;    // 3 per set
+    std::vector<double> pts;     // [x|y|z|qx|qy|qz] per set
   };
   void to_spatial();
   void build();
   void upward();
   void exchange_let();
+  void low_sets(int tree);
+  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my) const;
   void lists();
   void near();
   void far();
@@ -115,6 +126,7 @@ class TreeBRSolver : public BRSolver {
   search::ClusterTree tree_;
   search::Cluster box_;                     // this rank's box, as every rank received it
   std::vector<tree::SourceTree> sources_;   // [0] this rank's tree (tree order), then the LET parts
+  std::vector<LowSets> low_;                // per sources_ entry
   std::vector<double> let_send_;
   exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;
