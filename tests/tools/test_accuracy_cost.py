@@ -39,8 +39,8 @@ ENTRIES = {
 PHASES = {"exact": ["br.exact.compute", "br.exact.ring"],
           "cutoff": ["br.cutoff.to_spatial", "br.cutoff.ghosts", "br.cutoff.bin", "br.cutoff.compute",
                      "br.cutoff.to_surface"],
-          "tree": ["br.tree.to_spatial", "br.tree.let", "br.tree.build", "br.tree.upward", "br.tree.compute",
-                   "br.tree.to_surface"]}
+          "tree": ["br.tree.to_spatial", "br.tree.let", "br.tree.build", "br.tree.upward", "br.tree.low",
+                   "br.tree.compute", "br.tree.to_surface"]}
 REPS = 2
 
 
