@@ -112,7 +112,6 @@ void configure_tree(const Options& o, RunConfig& c) {
   if (o.solver == "tree" && !b.tree_solver)
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");
   if (!b.tree_solver) return;
-  if (c.space == exec::Space::Device) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
   try {
     comm::let::find_strategy(o.let_strategy);
   } catch (const InputError& e) {
