@@ -323,7 +323,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   require(o.br_check >= 0 && o.br_check <= long(c.geometry.nodes[0]) * c.geometry.nodes[1],
           "--br-check takes 0 (off) up to the number of mesh nodes");
   if (o.br_check > 0 && c.model.order != model::Order::Low) {
-    if (c.space == exec::Space::Device) throw NotAvailable("--br-check is not available yet on the device (-x cuda)");
     c.model.br.check_samples = o.br_check;
   } else if (o.br_check > 0) {
     c.warnings.push_back("--br-check is ignored at low order (no Birkhoff-Rott solve)");
