@@ -63,12 +63,12 @@ TEST(TreeDevice, EqualsTheHostTree) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   for (const char* boundary : {"periodic", "free"})
     for (double tol : {1e-3, 1e-6}) {
-      test::BRSurfaceCase s(br_options("consistent", boundary, 40), MPI_COMM_WORLD);
+      test::BRSurfaceCase s(br_options("consistent", boundary, 64), MPI_COMM_WORLD);
       model::BRSettings b = s.c.model.br;
       const model::TreeParameters p = model::tree_parameters(tol);
       b.tree_theta = p.theta;
       b.tree_degree = p.degree;
-      b.tree_leaf = 16;
+      b.tree_leaf = 32;
       const auto host = s.velocity<model::TreeBRSolver>(b);
       long far = 0;
       const auto dev = device_velocity<model::TreeBRSolver>(s, b, &far);

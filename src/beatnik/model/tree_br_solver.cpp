@@ -474,21 +474,21 @@ long TreeBRSolver::sums_device(bool far_field, double* acc) {
   for (const auto& S : sources_)
     arrays.emplace_back(far_field ? S.proxies.data() : S.pts.data(),
                         static_cast<long>(far_field ? S.proxies.size() : S.pts.size()));
-  std::vector<long> batch(2 * size_t(nb)), start(size_t(nb) + 1, 0);
-  std::vector<BRSourceRange> all, ranges;
+  std::vector<long> batch(2 * size_t(nb));
+  dev_ranges_.resize(nb);
+#pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nb; ++b) {
     const search::Cluster& B = cl[leaves[b]];
     batch[2 * b] = B.begin;
     batch[2 * b + 1] = B.end;
-    if (far_field) far_ranges(b, ranges);
-    else near_ranges(b, ranges);
-    all.insert(all.end(), ranges.begin(), ranges.end());
-    start[b + 1] = static_cast<long>(all.size());
+    if (far_field) far_ranges(b, dev_ranges_[b]);
+    else near_ranges(b, dev_ranges_[b]);
   }
-  const long pairs = device_->run(T.pts.data(), T.n, arrays, batch, start, all, rules_.images, eps_, acc);
+  const long pairs = device_->run(T.pts.data(), T.n, arrays, batch, dev_ranges_, rules_.images, eps_, acc);
   if (timers_) {
     const std::string w = far_field ? "br.tree.compute.far" : "br.tree.compute.near";
     timers_->add(w + ".kernel", device_->kernel_s);
+    timers_->add(w + ".pack", device_->pack_s);
     timers_->add(w + ".copy", device_->upload_s + device_->download_s);
   }
   return pairs;

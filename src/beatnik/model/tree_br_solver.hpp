@@ -132,6 +132,7 @@ class TreeBRSolver : public BRSolver {
   Totals totals_;
   std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
+  std::vector<std::vector<BRSourceRange>> dev_ranges_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities
 };
 

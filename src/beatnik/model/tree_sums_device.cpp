@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads) tree_sums_kernel(Args a) {
       const double *ys = xs + R.stride, *zs = ys + R.stride, *qxs = zs + R.stride, *qys = qxs + R.stride,
                    *qzs = qys + R.stride;
       const double ox = R.mx * L0, oy = R.my * L1;
-      for (long s = R.k0; s < R.k1; ++s) {
+      for (int s = 0; s < R.count; ++s) {
         const double sx = __ldg(xs + s), sy = __ldg(ys + s);
         if (R.window) {  // |m − a₀| ≤ K per dimension, a₀ from the unshifted separation
           const int ax = nearest(tx - sx, L0, h0), ay = nearest(ty - sy, L1, h1);
@@ -90,37 +90,55 @@ TreeSumsDevice::TreeSumsDevice()
       pairs_(exec::Space::Device, 1) {}
 
 long TreeSumsDevice::run(const double* targets, long n, const std::vector<std::pair<const double*, long>>& arrays,
-                         const std::vector<long>& batch, const std::vector<long>& start,
-                         const std::vector<BRSourceRange>& ranges, const BRImages& img, double eps, double* acc) {
+                         const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& ranges,
+                         const BRImages& img, double eps, double* acc) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
   double t = now();
-  const int nb = static_cast<int>(start.size()) - 1;
+  const int nb = static_cast<int>(ranges.size());
   if (n <= 0 || nb <= 0) return 0;
   // The pool: every array in turn; a range's block is found by its host pointer.
   std::vector<long> base(arrays.size() + 1, 0);
   for (size_t i = 0; i < arrays.size(); ++i) base[i + 1] = base[i] + arrays[i].second;
+  // CSR offsets, then each batch's ranges flattened in parallel.
+  std::vector<long> start(size_t(nb) + 1, 0);
+  for (int b = 0; b < nb; ++b) start[b + 1] = start[b] + static_cast<long>(ranges[b].size());
+  const long nr = start[nb];
+  exec::grow(flat_, H, std::max(nr, 1L));
+  TreeSumRange* flat = flat_.data();
+  const std::less<const double*> lt;
+  bool outside = false;
+#pragma omp parallel for schedule(dynamic, 64) reduction(|| : outside)
+  for (int b = 0; b < nb; ++b) {
+    long q = start[b];
+    for (const BRSourceRange& R : ranges[b]) {
+      size_t i = 0;
+      while (i < arrays.size() && !(!lt(R.p, arrays[i].first) && lt(R.p, arrays[i].first + arrays[i].second))) ++i;
+      if (i == arrays.size()) {
+        outside = true;
+        break;
+      }
+      flat[q++] = {base[i] + (R.p - arrays[i].first) + R.k0, static_cast<int>(R.stride),
+                   static_cast<int>(R.k1 - R.k0), static_cast<short>(R.mx), static_cast<short>(R.my),
+                   R.window ? 1 : 0};
+    }
+  }
+  if (outside) throw Error("tree device sums: a source range outside the uploaded arrays");
+  const double tp = now();
+  pack_s = tp - t;
+  t = tp;
   exec::grow(pool_, D, std::max(base.back(), 1L));
   for (size_t i = 0; i < arrays.size(); ++i)
     if (arrays[i].second > 0) exec::copy(pool_.data() + base[i], D, arrays[i].first, H, arrays[i].second);
-  flat_.resize(ranges.size());
-  const std::less<const double*> lt;
-  for (size_t r = 0; r < ranges.size(); ++r) {
-    const BRSourceRange& R = ranges[r];
-    size_t i = 0;
-    while (i < arrays.size() && !(!lt(R.p, arrays[i].first) && lt(R.p, arrays[i].first + arrays[i].second))) ++i;
-    if (i == arrays.size()) throw Error("tree device sums: a source range outside the uploaded arrays");
-    flat_[r] = {base[i] + (R.p - arrays[i].first), R.stride, R.k0, R.k1, R.mx, R.my, R.window ? 1 : 0};
-  }
   exec::grow(tgt_, D, 3 * n);
   exec::grow(acc_, D, 3 * n);
   exec::grow(batch_, D, batch.size());
   exec::grow(start_, D, start.size());
-  exec::grow(ranges_, D, std::max<size_t>(flat_.size(), 1));
+  exec::grow(ranges_, D, std::max(nr, 1L));
   exec::copy(tgt_.data(), D, targets, H, 3 * n);
   exec::copy(batch_.data(), D, batch.data(), H, batch.size());
   exec::copy(start_.data(), D, start.data(), H, start.size());
-  if (!flat_.empty()) exec::copy(ranges_.data(), D, flat_.data(), H, flat_.size());
+  if (nr > 0) exec::copy(ranges_.data(), D, flat, H, nr);
   pairs_.zero();
   cudaDeviceSynchronize();
   const double t1 = now();
@@ -138,7 +156,7 @@ long TreeSumsDevice::run(const double* targets, long n, const std::vector<std::p
   download_s = now() - t2;
   return static_cast<long>(pairs);
 #else
-  (void)targets, (void)n, (void)arrays, (void)batch, (void)start, (void)ranges, (void)img, (void)eps, (void)acc;
+  (void)targets, (void)n, (void)arrays, (void)batch, (void)ranges, (void)img, (void)eps, (void)acc;
   (void)now;
   exec::no_device_backend("tree solver sums");
 #endif

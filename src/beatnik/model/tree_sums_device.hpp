@@ -18,30 +18,32 @@
 
 namespace beatnik::model {
 
-struct TreeSumRange {  // a BRSourceRange as the device reads it
-  long off, stride, k0, k1;  // off: start of the range's block in the pool
-  int mx, my, window;
+struct TreeSumRange {  // a BRSourceRange as the device reads it (24 bytes: the lists are large)
+  long off;                  // the range's first source in the pool (x; y at off + stride, ...)
+  int stride, count;
+  short mx, my;
+  int window;
 };
 
 class TreeSumsDevice {
  public:
   TreeSumsDevice();
   // Velocities of targets (host, [x|y|z], n each) into acc (host, [ux|uy|uz], overwritten):
-  // batch b covers targets [batch[2b], batch[2b+1]) and takes ranges [start[b], start[b+1]),
-  // whose p point into `arrays` (host pointer, length). Returns the pairs summed.
+  // batch b covers targets [batch[2b], batch[2b+1]) and takes ranges[b] in order, whose p
+  // point into `arrays` (host pointer, length). Returns the pairs summed.
   long run(const double* targets, long n, const std::vector<std::pair<const double*, long>>& arrays,
-           const std::vector<long>& batch, const std::vector<long>& start, const std::vector<BRSourceRange>& ranges,
+           const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& ranges,
            const BRImages& img, double eps, double* acc);
-  // Seconds of the last run spent copying to the device, in the kernel, copying back.
-  double upload_s = 0, kernel_s = 0, download_s = 0;
+  // Seconds of the last run spent flattening the lists (host), copying to the device, in the
+  // kernel, copying back.
+  double pack_s = 0, upload_s = 0, kernel_s = 0, download_s = 0;
 
  private:
   exec::Buffer<double> tgt_, pool_, acc_;
   exec::Buffer<long> batch_, start_;
   exec::Buffer<TreeSumRange> ranges_;
   exec::Buffer<unsigned long long> pairs_;
-  std::vector<TreeSumRange> flat_;
-  std::vector<double> pool_host_;
+  exec::Buffer<TreeSumRange> flat_;  // host, uninitialised (the lists run to GB at 1024²)
 };
 
 // Host velocities in surface order ([ux|uy|uz], owned_count each, row-major) into the device
