@@ -112,7 +112,6 @@ void configure_tree(const Options& o, RunConfig& c) {
   if (o.solver == "tree" && !b.tree_solver)
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");
   if (!b.tree_solver) return;
-  if (c.space == exec::Space::Device) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
   try {
     comm::let::find_strategy(o.let_strategy);
   } catch (const InputError& e) {
@@ -329,7 +328,6 @@ RunConfig make_run_config(const Options& o, int ranks) {
   require(o.br_check >= 0 && o.br_check <= long(c.geometry.nodes[0]) * c.geometry.nodes[1],
           "--br-check takes 0 (off) up to the number of mesh nodes");
   if (o.br_check > 0 && c.model.order != model::Order::Low) {
-    if (c.space == exec::Space::Device) throw NotAvailable("--br-check is not available yet on the device (-x cuda)");
     c.model.br.check_samples = o.br_check;
   } else if (o.br_check > 0) {
     c.warnings.push_back("--br-check is ignored at low order (no Birkhoff-Rott solve)");

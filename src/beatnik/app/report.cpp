@@ -161,7 +161,11 @@ json config_json(const Simulation& sim) {
                          {"leaf", b.tree_leaf},
                          {"spatial_partition", mesh::to_string(b.partition)},
                          {"migrate_strategy", b.migrate_strategy},
-                         {"let_strategy", b.let_strategy}};
+                         {"let_strategy", b.let_strategy},
+                         {"device_phases", c.space == exec::Space::Device ? "near and far sums" : "none"},
+                         {"host_phases", c.space == exec::Space::Device
+                                             ? "migration, build, upward pass, LET, interaction lists"
+                                             : "all"}};
   }
   j["tau"] = c.tau;
   j["dt"] = c.dt;
@@ -422,14 +426,17 @@ void print_banner(const Simulation& sim) {
              c.model.epsilon, c.model.metric_power);
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
-    if (b.tree_solver)
+    if (b.tree_solver) {
       fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
                  "migration {}, LET {}\n",
                  b.tree_theta, b.tree_degree, b.tree_leaf,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy);
-    else if (b.cutoff_solver)
+      if (c.space == exec::Space::Device)
+        fmt::print("  BR on GPU   near and far sums on the device; migration, tree build, upward pass, LET and "
+                   "interaction lists on the host\n");
+    } else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
                  "partition on {} x {}, migration {}\n",
                  b.cutoff, b.float32_test ? "float32" : "double", b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",

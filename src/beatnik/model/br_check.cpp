@@ -44,8 +44,20 @@ std::vector<BRCheckSums> BRCheck::take() {
   return out;
 }
 
+// A device field's copy on the host (the check's exact sum runs on the host, -x cuda too).
+const mesh::Field& BRCheck::on_host(const mesh::Field& f, mesh::Field& mirror) {
+  if (f.space() == exec::Space::Host) return f;
+  if (mirror.bytes() != f.bytes()) mirror = mesh::Field(exec::Space::Host, f.layout(), f.ncomp());
+  exec::copy(mirror.comp(0), exec::Space::Host, f.comp(0), f.space(), f.bytes() / sizeof(double));
+  return mirror;
+}
+
 void BRCheck::run(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
   Timers::Scope t(timers_, "br.check");
+  sample(on_host(state, host_state_), on_host(omega, host_omega_), on_host(out, host_out_));
+}
+
+void BRCheck::sample(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
   const long nt = static_cast<long>(local_i_.size());
   const mesh::FieldView s = state.view(), o = out.view();
   for (long k = 0; k < nt; ++k)

@@ -39,6 +39,9 @@ class BRCheck {
   std::vector<BRCheckSums> take();
 
  private:
+  void sample(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out);
+  static const mesh::Field& on_host(const mesh::Field& f, mesh::Field& mirror);
+  mesh::Field host_state_, host_omega_, host_out_;  // -x cuda: the fields copied to the host
   const mesh::SurfaceMesh& mesh_;
   BRSettings settings_;
   double eps_;

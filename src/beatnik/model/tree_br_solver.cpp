@@ -163,6 +163,7 @@ TreeParameters tree_parameters(double tolerance) {
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
                            double epsilon, comm::CommStats* stats, Timers* timers)
     : mesh_(mesh),
+      space_(space),
       settings_(settings),
       eps_(epsilon),
       timers_(timers),
@@ -173,7 +174,6 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
       by_dest_(exec::Space::Host),
       recv_(exec::Space::Host, 0),
       let_recv_(exec::Space::Host, 0) {
-  if (space != exec::Space::Host) throw NotAvailable("-S tree is not available yet on the device (-x cuda)");
   if (settings.tree_degree < 0 || settings.tree_degree > kMaxDegree)
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kMaxDegree));
   rank_ = mesh.grid().rank();
@@ -192,6 +192,10 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), exec::Space::Host, settings.migrate_strategy,
                                                mesh.locality(), stats);
   let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats);
+  if (space_ == exec::Space::Device) {
+    device_ = std::make_unique<TreeSumsDevice>();
+    dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
+  }
 }
 
 std::vector<TreeLoad> TreeBRSolver::take_loads() {
@@ -222,8 +226,18 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   load_.surface = n_;
   {
     Timers::Scope t(timers_, "br.tree.to_spatial");
-    pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
+    if (device_) {  // positions from the device state; the tree work is the host's
+      pack_br_particles(mesh_, settings_, space_, state, omega, dev_pts_.data());
+      exec::copy(pts_.data(), exec::Space::Host, dev_pts_.data(), space_, 6 * n_);
+    } else {
+      pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
+    }
     to_spatial();
+  }
+  if (broken_ && device_) {
+    tree_nan_field(mesh_, out);
+    loads_.push_back(load_);
+    return;
   }
   if (broken_) {
     // Non-finite positions (the health check stops the run after this step): NaN velocities.
@@ -522,10 +536,29 @@ int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, i
 // Direct sums: every target of a batch against the sources of its near clusters, by the pair
 // kernel over targets (br_targets_host.hpp). Terms adjacent in tree order with the same image
 // (and no window test) become one source range: each target's sum keeps the list order.
+void TreeBRSolver::near_ranges(int b, std::vector<BRSourceRange>& ranges) const {
+  ranges.clear();
+  const Term* prev = nullptr;
+  for (const Term& e : near_[b]) {
+    const tree::SourceTree& S = sources_[e.tree];
+    const search::Cluster& C = S.clusters[e.cluster];
+    if (prev && !e.partial && !prev->partial && prev->tree == e.tree && prev->mx == e.mx && prev->my == e.my &&
+        ranges.back().k1 == C.begin)
+      ranges.back().k1 = C.end;
+    else
+      ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, e.partial});
+    prev = &e;
+  }
+}
+
 void TreeBRSolver::near() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_near_.assign(3 * n, 0.0);
+  if (device_) {
+    load_.direct_pairs = sums_device(false, acc_near_.data());
+    return;
+  }
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
   double *ux = acc_near_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
@@ -540,18 +573,7 @@ void TreeBRSolver::near() {
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; ++b) {
       const search::Cluster& B = cl[leaves[b]];
-      ranges.clear();
-      const Term* prev = nullptr;
-      for (const Term& e : near_[b]) {
-        const tree::SourceTree& S = sources_[e.tree];
-        const search::Cluster& C = S.clusters[e.cluster];
-        if (prev && !e.partial && !prev->partial && prev->tree == e.tree && prev->mx == e.mx && prev->my == e.my &&
-            ranges.back().k1 == C.begin)
-          ranges.back().k1 = C.end;
-        else
-          ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, e.partial});
-        prev = &e;
-      }
+      near_ranges(b, ranges);
       const long t = B.begin;
       pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
                                eps, ux + t, uy + t, uz + t);
@@ -560,45 +582,87 @@ void TreeBRSolver::near() {
   load_.direct_pairs = pairs;
 }
 
+void TreeBRSolver::far_ranges(int b, std::vector<BRSourceRange>& ranges) const {
+  ranges.clear();
+  for (const Term& e : far_[b]) {
+    const tree::SourceTree& S = sources_[e.tree];
+    if (e.low >= 0) {  // a lower-degree proxy set (low_sets)
+      const LowSets& l = low_[e.tree];
+      const int m = l.count[e.low];
+      ranges.push_back({&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false});
+      continue;
+    }
+    const int m = S.proxy_count[e.cluster];
+    ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
+  }
+}
+
 // Far field: every target of a batch against the proxies of its far clusters (the same kernel).
 void TreeBRSolver::far() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
-  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
-  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(far_.size());
+  long terms = 0;
+  for (int b = 0; b < nb; ++b) terms += cl[leaves[b]].count() * static_cast<long>(far_[b].size());
+  load_.cluster_terms = terms;
+  if (device_) {
+    load_.proxy_pairs = sums_device(true, acc_far_.data());
+    return;
+  }
+  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
   const BRImages img = rules_.images;
   const double eps = eps_;
-  long terms = 0, pairs = 0;
-#pragma omp parallel reduction(+ : terms, pairs)
+  long pairs = 0;
+#pragma omp parallel reduction(+ : pairs)
   {
     std::vector<BRSourceRange> ranges;
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; ++b) {
       const search::Cluster& B = cl[leaves[b]];
-      ranges.clear();
-      for (const Term& e : far_[b]) {
-        const tree::SourceTree& S = sources_[e.tree];
-        if (e.low >= 0) {
-          const LowSets& l = low_[e.tree];
-          const int m = l.count[e.low];
-          ranges.push_back({&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false});
-          continue;
-        }
-        const int m = S.proxy_count[e.cluster];
-        ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
-      }
+      far_ranges(b, ranges);
       const long t = B.begin;
       pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
                                eps, ux + t, uy + t, uz + t);
-      terms += B.count() * static_cast<long>(far_[b].size());
     }
   }
-  load_.cluster_terms = terms;
   load_.proxy_pairs = pairs;
+}
+
+// The same ranges, every batch at once on the device (tree_sums_device.hpp); the sources (near)
+// or proxies (far) of every tree travel as one pool.
+long TreeBRSolver::sums_device(bool far_field, double* acc) {
+  const tree::SourceTree& T = sources_[0];
+  const auto& cl = T.clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = static_cast<int>(near_.size());
+  std::vector<std::pair<const double*, long>> arrays;
+  for (const auto& S : sources_)
+    arrays.emplace_back(far_field ? S.proxies.data() : S.pts.data(),
+                        static_cast<long>(far_field ? S.proxies.size() : S.pts.size()));
+  if (far_field)  // the lower-degree proxy sets are ranges of the far field too
+    for (const LowSets& l : low_) arrays.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
+  std::vector<long> batch(2 * size_t(nb));
+  dev_ranges_.resize(nb);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int b = 0; b < nb; ++b) {
+    const search::Cluster& B = cl[leaves[b]];
+    batch[2 * b] = B.begin;
+    batch[2 * b + 1] = B.end;
+    if (far_field) far_ranges(b, dev_ranges_[b]);
+    else near_ranges(b, dev_ranges_[b]);
+  }
+  const long pairs = device_->run(T.pts.data(), T.n, arrays, batch, dev_ranges_, rules_.images, eps_, acc);
+  if (timers_) {
+    const std::string w = far_field ? "br.tree.compute.far" : "br.tree.compute.near";
+    timers_->add(w + ".kernel", device_->kernel_s);
+    timers_->add(w + ".pack", device_->pack_s);
+    timers_->add(w + ".copy", device_->upload_s + device_->download_s);
+  }
+  return pairs;
 }
 
 // Velocities back to the surface owners, block by block in the order they came, then into `out`.
@@ -610,10 +674,17 @@ void TreeBRSolver::to_surface(const mesh::Field& out) {
   for (long q = 0; q < n; ++q)
     for (int c = 0; c < 3; ++c) back_send_[order[q] * 3 + c] = acc_near_[c * n + q] + acc_far_[c * n + q];
   migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
-  const mesh::FieldView o = out.view();
   const long* by = by_dest_.order();
   const int nj = mesh_.layout().nj;
   const long ns = n_;
+  if (device_) {  // surface order on the host (pts_ is free now), then into the device field
+#pragma omp parallel for
+    for (long q = 0; q < ns; ++q)
+      for (int c = 0; c < 3; ++c) pts_[c * ns + by[q]] = back_recv_[q * 3 + c];
+    tree_velocity_to_field(mesh_, pts_.data(), out, dev_out_);
+    return;
+  }
+  const mesh::FieldView o = out.view();
 #pragma omp parallel for
   for (long q = 0; q < ns; ++q) {
     const long k = by[q];

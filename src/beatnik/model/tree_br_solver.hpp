@@ -15,7 +15,8 @@
 // each pair is tested (the window's edge, (K+½)·L from the target). With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// Any rank count (host only; the device version is refused): the particles live on the cutoff
+// Any rank count; with -x cuda the near and far sums run on the device (model/tree_sums_device.hpp,
+// everything else on the host from copied positions): the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
@@ -36,6 +37,7 @@
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/tree_let.hpp"
+#include "beatnik/model/tree_sums_device.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
 namespace beatnik::model {
@@ -101,11 +103,15 @@ class TreeBRSolver : public BRSolver {
   void lists();
   void near();
   void far();
+  void near_ranges(int b, std::vector<BRSourceRange>& out) const;
+  void far_ranges(int b, std::vector<BRSourceRange>& out) const;
+  long sums_device(bool far, double* acc);
   void to_surface(const mesh::Field& out);
   void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, std::vector<Term>& near,
              std::vector<Term>& far) const;
 
   const mesh::SurfaceMesh& mesh_;
+  exec::Space space_;
   BRSettings settings_;
   double eps_;
   Timers* timers_;
@@ -136,6 +142,9 @@ class TreeBRSolver : public BRSolver {
   std::vector<TreeLoad> loads_;
   TreeLoad load_;
   Totals totals_;
+  std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
+  exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
+  std::vector<std::vector<BRSourceRange>> dev_ranges_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities
 };
 
