@@ -16,6 +16,17 @@
 
 namespace beatnik::test {
 
+// High-order options on an n×n surface of the given profile and boundary (ε = 0.5): the tree
+// solver tests' common start.
+inline app::Options br_options(const char* profile, const char* boundary, int n) {
+  app::Options o = small_options(n);
+  o.profile = profile;
+  o.boundary = boundary;
+  o.order = "high";
+  o.epsilon = 0.5;
+  return o;
+}
+
 struct BRSurfaceCase {
   app::RunConfig c;
   comm::Context ctx;

@@ -38,15 +38,6 @@ int world_size() {
 
 using SurfaceCase = test::BRSurfaceCase;
 
-app::Options br_options(const char* profile, const char* boundary, int n) {
-  app::Options o = test::small_options(n);
-  o.profile = profile;
-  o.boundary = boundary;
-  o.order = "high";
-  o.epsilon = 0.5;
-  return o;
-}
-
 // Relative 2-norm and max-norm differences (3 values per node), over all ranks of comm.
 std::array<double, 2> rel_error(const std::vector<double>& a, const std::vector<double>& ref, MPI_Comm comm) {
   double s[2] = {0, 0}, m[2] = {0, 0};
@@ -75,7 +66,7 @@ TEST(BRCheck, AgreesWithTheErrorAgainstTheExactSolver) {
   const long K = 37;
   double last = HUGE_VAL;
   for (double cutoff : {0.4, 0.8, 1.6}) {
-    app::Options o = br_options("consistent", "periodic", 16);
+    app::Options o = test::br_options("consistent", "periodic", 16);
     SurfaceCase s(o, MPI_COMM_WORLD);
     model::BRSettings b = s.c.model.br;
     b.cutoff = cutoff;
@@ -116,7 +107,7 @@ TEST(TreeBR, ThetaZeroEqualsTheExactSolver) {
   for (const char* profile : {"consistent", "beatnik"})
     for (const char* boundary : {"periodic", "free"})
       for (auto partition : {mesh::SpatialPartition::Uniform, mesh::SpatialPartition::Balanced}) {
-        SurfaceCase s(br_options(profile, boundary, 24), MPI_COMM_WORLD);
+        SurfaceCase s(test::br_options(profile, boundary, 24), MPI_COMM_WORLD);
         model::BRSettings b = s.c.model.br;
         b.tree_theta = 0.0;
         b.tree_leaf = 7;
@@ -165,7 +156,7 @@ app::Options rolled_up_sech2() {
 // The surfaces of the tolerance table (48²): the periodic multi-mode cosine after 5 steps and the
 // free sech² after 40 (0.8 τ), with the steps to run.
 std::vector<std::pair<app::Options, int>> tolerance_surfaces() {
-  app::Options cos = br_options("consistent", "periodic", 48);
+  app::Options cos = test::br_options("consistent", "periodic", 48);
   cos.initial_condition = "cos";
   cos.magnitude = 0.1;
   cos.period = 3.0;
@@ -216,7 +207,7 @@ TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
 // field in use and (on more than one rank) LET bytes under the pattern "let" only between
 // different ranks; the same strategy twice gives the same bits.
 TEST(TreeBR, EveryLetStrategyGivesTheSameVelocities) {
-  app::Options o = br_options("consistent", "periodic", 48);
+  app::Options o = test::br_options("consistent", "periodic", 48);
   o.initial_condition = "cos";
   o.magnitude = 0.1;
   o.period = 3.0;
@@ -252,7 +243,7 @@ TEST(TreeBR, EveryLetStrategyGivesTheSameVelocities) {
 // steps of 4 (< 0.6×) and over the whole range (degree 11 < 1 % of degree 1); the same run
 // twice gives the same bits.
 TEST(TreeBR, ErrorFallsWithTheDegreeAndRunsAreReproducible) {
-  SurfaceCase s(br_options("consistent", "periodic", 48), MPI_COMM_WORLD);
+  SurfaceCase s(test::br_options("consistent", "periodic", 48), MPI_COMM_WORLD);
   std::vector<double> e;
   const std::vector<int> degrees{1, 3, 5, 7, 9, 11};
   for (int degree : degrees) e.push_back(tree_error(s, 0.6, degree));
@@ -412,8 +403,8 @@ TEST(TreeBR, EveryLetStrategyWithEmptyRanksAndChangingTrees) {
   for (const char* boundary : {"periodic", "free"})
     for (auto partition : {mesh::SpatialPartition::Uniform, mesh::SpatialPartition::Balanced}) {
       const std::string what = std::string(boundary) + " " + mesh::to_string(partition);
-      SurfaceCase s(br_options("consistent", boundary, 16), MPI_COMM_WORLD);
-      SurfaceCase squeezed(br_options("consistent", boundary, 16), MPI_COMM_WORLD);
+      SurfaceCase s(test::br_options("consistent", boundary, 16), MPI_COMM_WORLD);
+      SurfaceCase squeezed(test::br_options("consistent", boundary, 16), MPI_COMM_WORLD);
       squeeze(squeezed, partition);
       model::BRSettings b = s.c.model.br;
       b.tree_theta = 0.5;

@@ -19,15 +19,6 @@ using namespace beatnik;
 
 namespace {
 
-app::Options br_options(const char* profile, const char* boundary, int n) {
-  app::Options o = test::small_options(n);
-  o.profile = profile;
-  o.boundary = boundary;
-  o.order = "high";
-  o.epsilon = 0.5;
-  return o;
-}
-
 mesh::Field to_device(const mesh::Field& h) {
   mesh::Field d(exec::Space::Device, h.layout(), h.ncomp());
   exec::copy(d.comp(0), exec::Space::Device, h.comp(0), exec::Space::Host, h.bytes() / sizeof(double));
@@ -63,7 +54,7 @@ TEST(TreeDevice, EqualsTheHostTree) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   for (const char* boundary : {"periodic", "free"})
     for (double tol : {1e-3, 1e-6}) {
-      test::BRSurfaceCase s(br_options("consistent", boundary, 64), MPI_COMM_WORLD);
+      test::BRSurfaceCase s(test::br_options("consistent", boundary, 64), MPI_COMM_WORLD);
       model::BRSettings b = s.c.model.br;
       const model::TreeParameters p = model::tree_parameters(tol);
       b.tree_theta = p.theta;
@@ -85,7 +76,7 @@ TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   for (const char* profile : {"consistent", "beatnik"})
     for (const char* boundary : {"periodic", "free"}) {
-      test::BRSurfaceCase s(br_options(profile, boundary, 24), MPI_COMM_WORLD);
+      test::BRSurfaceCase s(test::br_options(profile, boundary, 24), MPI_COMM_WORLD);
       model::BRSettings b = s.c.model.br;
       b.tree_theta = 0.0;
       b.tree_leaf = 7;

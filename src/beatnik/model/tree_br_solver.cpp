@@ -552,34 +552,8 @@ void TreeBRSolver::near_ranges(int b, std::vector<BRSourceRange>& ranges) const 
 }
 
 void TreeBRSolver::near() {
-  const tree::SourceTree& T = sources_[0];
-  const long n = T.n;
-  acc_near_.assign(3 * n, 0.0);
-  if (device_) {
-    load_.direct_pairs = sums_device(false, acc_near_.data());
-    return;
-  }
-  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
-  double *ux = acc_near_.data(), *uy = ux + n, *uz = uy + n;
-  const auto& cl = T.clusters;
-  const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(near_.size());
-  const BRImages img = rules_.images;
-  const double eps = eps_;
-  long pairs = 0;
-#pragma omp parallel reduction(+ : pairs)
-  {
-    std::vector<BRSourceRange> ranges;
-#pragma omp for schedule(dynamic, 1)
-    for (int b = 0; b < nb; ++b) {
-      const search::Cluster& B = cl[leaves[b]];
-      near_ranges(b, ranges);
-      const long t = B.begin;
-      pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
-                               eps, ux + t, uy + t, uz + t);
-    }
-  }
-  load_.direct_pairs = pairs;
+  acc_near_.assign(3 * sources_[0].n, 0.0);
+  load_.direct_pairs = device_ ? sums_device(false, acc_near_.data()) : sums_host(false, acc_near_.data());
 }
 
 void TreeBRSolver::far_ranges(int b, std::vector<BRSourceRange>& ranges) const {
@@ -608,12 +582,19 @@ void TreeBRSolver::far() {
   long terms = 0;
   for (int b = 0; b < nb; ++b) terms += cl[leaves[b]].count() * static_cast<long>(far_[b].size());
   load_.cluster_terms = terms;
-  if (device_) {
-    load_.proxy_pairs = sums_device(true, acc_far_.data());
-    return;
-  }
+  load_.proxy_pairs = device_ ? sums_device(true, acc_far_.data()) : sums_host(true, acc_far_.data());
+}
+
+// Every target of a batch against the ranges of its near (sources) or far (proxies) terms, one
+// multi-target kernel call per batch; returns the pairs summed.
+long TreeBRSolver::sums_host(bool far_field, double* acc) const {
+  const tree::SourceTree& T = sources_[0];
+  const long n = T.n;
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
-  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
+  double *ux = acc, *uy = ux + n, *uz = uy + n;
+  const auto& cl = T.clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = static_cast<int>(near_.size());
   const BRImages img = rules_.images;
   const double eps = eps_;
   long pairs = 0;
@@ -623,13 +604,14 @@ void TreeBRSolver::far() {
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; ++b) {
       const search::Cluster& B = cl[leaves[b]];
-      far_ranges(b, ranges);
+      if (far_field) far_ranges(b, ranges);
+      else near_ranges(b, ranges);
       const long t = B.begin;
       pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
                                eps, ux + t, uy + t, uz + t);
     }
   }
-  load_.proxy_pairs = pairs;
+  return pairs;
 }
 
 // The same ranges, every batch at once on the device (tree_sums_device.hpp); the sources (near)

@@ -106,6 +106,7 @@ class TreeBRSolver : public BRSolver {
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
   long sums_device(bool far, double* acc);
+  long sums_host(bool far, double* acc) const;
   void to_surface(const mesh::Field& out);
   void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, std::vector<Term>& near,
              std::vector<Term>& far) const;
