@@ -7,9 +7,7 @@ without the check). Every CSV number is recomputed here from the results files: 
 SVG must be valid, the page must render in headless Chromium with every figure loaded, and
 runs without --br-check draw no such figure."""
 import argparse
-import csv
 import json
-import math
 import os
 import re
 import statistics
@@ -20,7 +18,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from program_checks import Checks  # noqa: E402
-from test_sweep_report import png_ok, svg_ok  # noqa: E402
+from test_sweep_report import close, png_ok, read_csv, run, svg_ok  # noqa: E402
 
 check = Checks()
 CHECK = ["--br-check", "16"]
@@ -42,20 +40,6 @@ PHASES = {"exact": ["br.exact.compute", "br.exact.ring"],
           "tree": ["br.tree.to_spatial", "br.tree.let", "br.tree.build", "br.tree.upward", "br.tree.low",
                    "br.tree.compute", "br.tree.to_surface"]}
 REPS = 2
-
-
-def run(cmd, timeout=300):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def close(a, b, rel=1e-12):
-    return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-300)
-
-
-def read_csv(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def write_study(path, beatnik):
