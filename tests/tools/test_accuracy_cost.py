@@ -11,14 +11,13 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from program_checks import Checks  # noqa: E402
-from test_sweep_report import close, png_ok, read_csv, run, svg_ok  # noqa: E402
+from test_sweep_report import chromium_dom, close, png_ok, read_csv, run, svg_ok  # noqa: E402
 
 check = Checks()
 CHECK = ["--br-check", "16"]
@@ -116,14 +115,7 @@ def html_part(a, rep):
     if not a.chromium or a.chromium.endswith("NOTFOUND"):
         check("html: headless Chromium available", False, "install chromium (scripts/install-deps.sh)")
         return
-    with tempfile.TemporaryDirectory() as profile:
-        try:
-            p = subprocess.run([a.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom",
-                                "file://" + page], capture_output=True, text=True, timeout=120)
-            dom, code = p.stdout, p.returncode
-        except subprocess.TimeoutExpired:
-            dom, code = "", "timeout"
+    dom, code = chromium_dom(a.chromium, page)
     acc = re.search(r'<img[^>]*alt="Accuracy and cost of the BR solvers"[^>]*>', dom)
     status = re.search(r'id="render-check">([^<]*)<', dom)
     check("html: Chromium loaded every figure, the accuracy-cost one included",

@@ -363,6 +363,18 @@ def bare_files_part(a, tmp, docs):
               and close(r["seconds_per_step"], t) and close(r["efficiency"], t1 / t), (r, series))
 
 
+def chromium_dom(chromium, page):
+    """The page's DOM after headless Chromium ran its scripts, and Chromium's exit code."""
+    with tempfile.TemporaryDirectory() as profile:
+        try:
+            p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom",
+                                "file://" + page], capture_output=True, text=True, timeout=120)
+            return p.stdout, p.returncode
+        except subprocess.TimeoutExpired:
+            return "", "timeout"
+
+
 def html_part(a, out, figs):
     page = os.path.join(out, "index.html")
     text = open(page, encoding="utf-8").read()
@@ -372,14 +384,7 @@ def html_part(a, out, figs):
     if not a.chromium or a.chromium.endswith("NOTFOUND"):
         check("html: headless Chromium available", False, "install chromium (scripts/install-deps.sh)")
         return
-    with tempfile.TemporaryDirectory() as profile:
-        try:
-            p = subprocess.run([a.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom",
-                                "file://" + page], capture_output=True, text=True, timeout=120)
-            dom, code = p.stdout, p.returncode
-        except subprocess.TimeoutExpired:
-            dom, code = "", "timeout"
+    dom, code = chromium_dom(a.chromium, page)
     loaded = len(re.findall(r'<img[^>]*data-loaded="yes"', dom))
     status = re.search(r'id="render-check">([^<]*)<', dom)
     check("html: Chromium rendered every figure", code == 0 and loaded == len(figs) and status is not None
