@@ -14,6 +14,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_block_host_tiles.hpp"
+#include "beatnik/model/br_avx512_math.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
 
 namespace beatnik::model {
@@ -75,7 +76,6 @@ void image_avx512(double tx, double ty, double tz, const detail::BRTileSources& 
   const __m512d H0 = _mm512_set1_pd(h0), NH0 = _mm512_set1_pd(-h0);
   const __m512d H1 = _mm512_set1_pd(h1), NH1 = _mm512_set1_pd(-h1);
   const __m512d Z0 = _mm512_set1_pd(kCentringShift * L0), Z1 = _mm512_set1_pd(kCentringShift * L1);
-  const __m512d HALF = _mm512_set1_pd(0.5), THREE_HALF = _mm512_set1_pd(1.5);
   const bool c0 = h0 > 0.0, c1 = h1 > 0.0;
   __m512d UX = ZERO, UY = ZERO, UZ = ZERO;
   for (long k = k0; k < k1; k += 8) {
@@ -100,12 +100,7 @@ void image_avx512(double tx, double ty, double tz, const detail::BRTileSources& 
     const __m512d rz = _mm512_sub_pd(TZ, _mm512_maskz_loadu_pd(m, zs + k));
     const __m512d d = _mm512_add_pd(
         _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry)), _mm512_mul_pd(rz, rz)), EPS);
-    // y ≈ d^{-1/2}: estimate, then y ← y·(3/2 − (d/2)·y²) twice.
-    const __m512d hd = _mm512_mul_pd(HALF, d);
-    __m512d y = _mm512_rsqrt14_pd(d);
-    y = _mm512_mul_pd(y, _mm512_fnmadd_pd(_mm512_mul_pd(hd, y), y, THREE_HALF));
-    y = _mm512_mul_pd(y, _mm512_fnmadd_pd(_mm512_mul_pd(hd, y), y, THREE_HALF));
-    const __m512d f = _mm512_mul_pd(_mm512_mul_pd(y, y), y);
+    const __m512d f = inv_pow_three_halves_avx512(d);
     // Masked-out lanes have q = 0 and contribute exactly 0.
     const __m512d ax = _mm512_maskz_loadu_pd(m, qx + k), ay = _mm512_maskz_loadu_pd(m, qy + k),
                   az = _mm512_maskz_loadu_pd(m, qz + k);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/model/br_avx512_math.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -33,6 +34,18 @@ Window window_of(const BRSourceRange& r, const BRImages& img) {
   return w;
 }
 
+// A range's source arrays ([x|y|z|qx|qy|qz], `stride` apart) and its image's offset.
+struct RangeSources {
+  const double *x, *y, *z, *qx, *qy, *qz;
+  double ox, oy;
+};
+
+inline RangeSources sources_of(const BRSourceRange& r, const BRImages& img) {
+  const double* p = r.p;
+  const long n = r.stride;
+  return {p, p + n, p + 2 * n, p + 3 * n, p + 4 * n, p + 5 * n, r.mx * img.period[0], r.my * img.period[1]};
+}
+
 inline int nearest(double sep, double L, double h) {
   const double c = image_centre(sep, L, h);
   return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
@@ -53,9 +66,7 @@ __attribute__((optimize("no-tree-vectorize"))) long targets_scalar(const double*
   long pairs = 0;
   for (int r = 0; r < nr; ++r) {
     const BRSourceRange& R = rg[r];
-    const double *xs = R.p, *ys = xs + R.stride, *zs = ys + R.stride;
-    const double *qx = zs + R.stride, *qy = qx + R.stride, *qz = qy + R.stride;
-    const double ox = R.mx * img.period[0], oy = R.my * img.period[1];
+    const auto [xs, ys, zs, qx, qy, qz, ox, oy] = sources_of(R, img);
     const Window w = window_of(R, img);
     for (long s = R.k0; s < R.k1; ++s)
       for (long t = 0; t < nt; ++t) {
@@ -77,9 +88,7 @@ long targets_portable(const double* __restrict tx, const double* __restrict ty, 
   long pairs = 0;
   for (int r = 0; r < nr; ++r) {
     const BRSourceRange& R = rg[r];
-    const double *xs = R.p, *ys = xs + R.stride, *zs = ys + R.stride;
-    const double *qx = zs + R.stride, *qy = qx + R.stride, *qz = qy + R.stride;
-    const double ox = R.mx * img.period[0], oy = R.my * img.period[1];
+    const auto [xs, ys, zs, qx, qy, qz, ox, oy] = sources_of(R, img);
     const Window w = window_of(R, img);
     for (long s = R.k0; s < R.k1; ++s) {
       const double sx = xs[s] + ox, sy = ys[s] + oy, sz = zs[s], ax = qx[s], ay = qy[s], az = qz[s];
@@ -113,10 +122,8 @@ template <int V, bool Win>
 __attribute__((target("avx512f"), always_inline)) inline long sweep_avx512(
     const __m512d* TX, const __m512d* TY, const __m512d* TZ, const __mmask8* lanes, __m512d* UX, __m512d* UY,
     __m512d* UZ, const BRSourceRange& R, const BRImages& img, const Window& w, double eps) {
-  const double *xs = R.p, *ys = xs + R.stride, *zs = ys + R.stride;
-  const double *qx = zs + R.stride, *qy = qx + R.stride, *qz = qy + R.stride;
-  const double ox = R.mx * img.period[0], oy = R.my * img.period[1];
-  const __m512d EPS = _mm512_set1_pd(eps), HALF = _mm512_set1_pd(0.5), THREE_HALF = _mm512_set1_pd(1.5);
+  const auto [xs, ys, zs, qx, qy, qz, ox, oy] = sources_of(R, img);
+  const __m512d EPS = _mm512_set1_pd(eps);
   long pairs = 0;
   for (long s = R.k0; s < R.k1; ++s) {
     const __m512d SX = _mm512_set1_pd(xs[s] + ox), SY = _mm512_set1_pd(ys[s] + oy), SZ = _mm512_set1_pd(zs[s]);
@@ -126,11 +133,7 @@ __attribute__((target("avx512f"), always_inline)) inline long sweep_avx512(
       const __m512d rx = _mm512_sub_pd(TX[v], SX), ry = _mm512_sub_pd(TY[v], SY), rz = _mm512_sub_pd(TZ[v], SZ);
       const __m512d d = _mm512_add_pd(
           _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry)), _mm512_mul_pd(rz, rz)), EPS);
-      const __m512d hd = _mm512_mul_pd(HALF, d);
-      __m512d y = _mm512_rsqrt14_pd(d);
-      y = _mm512_mul_pd(y, _mm512_fnmadd_pd(_mm512_mul_pd(hd, y), y, THREE_HALF));
-      y = _mm512_mul_pd(y, _mm512_fnmadd_pd(_mm512_mul_pd(hd, y), y, THREE_HALF));
-      const __m512d f = _mm512_mul_pd(_mm512_mul_pd(y, y), y);
+      const __m512d f = inv_pow_three_halves_avx512(d);
       const __m512d cx = _mm512_sub_pd(_mm512_mul_pd(AY, rz), _mm512_mul_pd(AZ, ry));
       const __m512d cy = _mm512_sub_pd(_mm512_mul_pd(AZ, rx), _mm512_mul_pd(AX, rz));
       const __m512d cz = _mm512_sub_pd(_mm512_mul_pd(AX, ry), _mm512_mul_pd(AY, rx));
