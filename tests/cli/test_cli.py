@@ -139,6 +139,7 @@ bad_inputs = [
     (["-x", "cuda", "--ranks-per-gpu", "2", "--gpu-id", "0"], "give one of them"),
     (["--fft-transform", "r2r"], "unknown --fft-transform 'r2r'"),
     (["--fft-2d", "maybe"], "unknown --fft-2d 'maybe'"),
+    (["--fft-2d-inverse", "half"], "unknown --fft-2d-inverse 'half'"),
     (["--fft-transform", "r2c", "--fft-2d", "on"], "--fft-2d on needs --fft-transform c2c or auto"),
     (["--buffer-align", "3"], "power of two"),
     (["--buffer-align", "0"], "power of two"),

@@ -174,6 +174,34 @@ TEST(GpuVsHost, SmallMeshSwitchesMatchTheHostStepByStep) {
   }
 }
 
+// --fft-2d-inverse (docs/gpu-small.md): with the 2-D plan on one rank the Riesz inverse runs
+// complex to real from the Hermitian half (c2r) or as the full complex inverse (c2c); auto is
+// c2r on the device. Each against the host (its two FFTW 1-D passes) step by step; c2r and auto
+// must run the complex-to-real inverse exactly on one rank, c2c never.
+TEST(GpuVsHost, TwoDInverseMatchesTheHostStepByStep) {
+  ASSERT_GT(exec::device_count(), 0);
+  for (const Case& c : {kCases[0], kCases[3], kCases[4]})
+    for (const char* inverse : {"c2r", "c2c", "auto"}) {
+      app::Options o = options_for(c);
+      o.fft_transform = "c2c";
+      o.fft_2d_inverse = inverse;
+      const std::string what = std::string("--fft-2d-inverse ") + inverse + " " + c.initial + "/" + c.profile + "/" +
+                               c.boundary + "/" + c.intermediate + "/" + c.reorder + " n=" + std::to_string(c.nodes) +
+                               " on " + std::to_string(test::world_size()) + " rank(s)";
+      auto pair = test::host_and_device(o, "staged");
+      ASSERT_TRUE(pair.dev) << what << ": " << pair.refusal;
+      const fft::DistributedFFT& f = pair.dev->model().riesz()->fft();
+      EXPECT_EQ(f.whole_array_2d(), test::world_size() == 1) << what;
+      EXPECT_EQ(f.inverse_from_half_2d(), std::string(inverse) != "c2c" && test::world_size() == 1) << what;
+      EXPECT_FALSE(pair.host->model().riesz()->fft().inverse_from_half_2d()) << what;
+      const double worst = compare_steps(*pair.host, *pair.dev);
+      if (test::world_rank() == 0)
+        std::printf("[ compared ] %s (c2r ran: %d): max rel diff %.3e\n", what.c_str(), int(f.inverse_from_half_2d()),
+                    worst);
+      EXPECT_LE(worst, kTolerance) << what;
+    }
+}
+
 // The comparison has teeth: a GPU run that differs by a relative 1e-9 in its initial amplitude
 // must be reported as different.
 TEST(GpuVsHost, ComparisonDetectsADifferentGpuRun) {

@@ -165,8 +165,12 @@ TEST(DistributedFFT, ExchangeAlgorithmNamesAndAvailability) {
 }
 
 // VALIDATION O1: R·w for w = (sin ax cos by, cos ax sin by) is −((a + b)/|k|) cos ax cos by.
+// Also with --fft-2d (one rank: FFTW's 2-D plan) under each --fft-2d-inverse: c2r must then run
+// the complex-to-real inverse from the Hermitian half (the multiply writes that half), c2c the
+// full complex inverse; both against the same analytic values.
 TEST(Riesz, SingleModesMatchTheAnalyticTransform) {
   comm::Context ctx(MPI_COMM_WORLD);
+  for (int variant = 0; variant < 4; ++variant)
   for (int n : {16, 17, 24}) {
     for (auto modes : std::vector<std::array<int, 2>>{{1, 0}, {2, 3}, {0, 4}, {3, 3}}) {
       mesh::Geometry g;
@@ -179,8 +183,16 @@ TEST(Riesz, SingleModesMatchTheAnalyticTransform) {
       MPI_Dims_create(test::world_size(), 2, dims);
       mesh::SurfaceMesh m(ctx, g, {dims[0], dims[1]});
       auto opt = fft::FftOptions{};
-      opt.effort = fft::PlanEffort::Estimate;
+      opt.effort = fft::PlanEffort::Estimate;  // variant 0: two 1-D passes
+      const fft::Inverse2D inverse[] = {fft::Inverse2D::Auto, fft::Inverse2D::C2R, fft::Inverse2D::C2C,
+                                        fft::Inverse2D::Auto};
+      opt.plan_2d = variant > 0;
+      opt.inverse_2d = inverse[variant];
       model::RieszTransform riesz(m, exec::Space::Host, opt, nullptr, nullptr);
+      const bool one = test::world_size() == 1;
+      EXPECT_EQ(riesz.fft().whole_array_2d(), one && variant > 0);
+      // auto with estimate planning on the host: c2r (local_c2r.hpp, DistributedFFT::choose_c2r_2d)
+      EXPECT_EQ(riesz.fft().inverse_from_half_2d(), one && (variant == 1 || variant == 3)) << "variant " << variant;
       const double a = M_PI * modes[0], b = M_PI * modes[1];  // wavenumbers 2π·mode/L, L = 2
       const auto L = m.layout();
       mesh::Field w(exec::Space::Host, L, 2), out(exec::Space::Host, GhostedLayout{L.ni, L.nj, 0}, 1);
@@ -198,7 +210,8 @@ TEST(Riesz, SingleModesMatchTheAnalyticTransform) {
           const double x = g.position(0, m.owned().lo[0] + i), y = g.position(1, m.owned().lo[1] + j);
           err = std::max(err, std::fabs(out.view()(0, i, j) + (a + b) / kk * std::cos(a * x) * std::cos(b * y)));
         }
-      EXPECT_TRUE(test::all_ranks(err < 1e-13)) << "n " << n << " mode " << modes[0] << "," << modes[1] << " err " << err;
+      EXPECT_TRUE(test::all_ranks(err < 1e-13))
+          << "variant " << variant << " n " << n << " mode " << modes[0] << "," << modes[1] << " err " << err;
     }
   }
 }
@@ -228,6 +241,54 @@ TEST(Riesz, ConstantFieldHasNoTransform) {
   for (int i = 0; i < L.ni; ++i)
     for (int j = 0; j < L.nj; ++j) err = std::max(err, std::fabs(out.view()(0, i, j)));
   EXPECT_TRUE(test::all_ranks(err < 1e-14)) << err;
+}
+
+// --fft-2d-inverse c2r against the two 1-D passes on fields with every wavenumber (unequal, odd
+// and even sizes, so the Hermitian half's edge columns q = 0 and q = ny/2 and the Nyquist rows
+// count): R·w agrees to round-off. On several ranks no 2-D plan runs and the results are equal.
+TEST(Riesz, TwoDComplexToRealInverseMatchesTheOneDPasses) {
+  comm::Context ctx(MPI_COMM_WORLD);
+  for (auto nodes : std::vector<std::array<int, 2>>{{16, 14}, {15, 17}, {9, 12}, {8, 8}}) {
+    mesh::Geometry g;
+    g.nodes = nodes;
+    g.periodic = {true, true};
+    g.spacing = g.node_spacing = {0.1, 0.13};
+    g.period = {0.1 * nodes[0], 0.13 * nodes[1]};
+    int dims[2] = {0, 0};
+    MPI_Dims_create(test::world_size(), 2, dims);
+    if (dims[0] > nodes[0] / 2 || dims[1] > nodes[1] / 2) continue;  // at least 2 nodes per rank
+    mesh::SurfaceMesh m(ctx, g, {dims[0], dims[1]});
+    const auto L = m.layout();
+    mesh::Field w(exec::Space::Host, L, 2);
+    for (int i = 0; i < L.ni; ++i)
+      for (int j = 0; j < L.nj; ++j) {
+        const int gi = m.owned().lo[0] + i, gj = m.owned().lo[1] + j;
+        w.view()(0, i, j) = std::sin(0.37 * gi * gi + 0.11 * gj) + 0.2 * gj;
+        w.view()(1, i, j) = std::cos(0.23 * gi + 0.71 * gj * gj) - 0.1 * gi;
+      }
+    auto result = [&](bool two_d) {
+      auto opt = fft::FftOptions{};
+      opt.effort = fft::PlanEffort::Estimate;
+      opt.plan_2d = two_d;
+      opt.inverse_2d = fft::Inverse2D::C2R;
+      model::RieszTransform riesz(m, exec::Space::Host, opt, nullptr, nullptr);
+      EXPECT_EQ(riesz.fft().inverse_from_half_2d(), two_d && test::world_size() == 1);
+      mesh::Field out(exec::Space::Host, GhostedLayout{L.ni, L.nj, 0}, 1);
+      riesz.apply(w, 0, 1, out);
+      std::vector<double> v;
+      for (int i = 0; i < L.ni; ++i)
+        for (int j = 0; j < L.nj; ++j) v.push_back(out.view()(0, i, j));
+      return v;
+    };
+    const std::vector<double> passes = result(false), c2r = result(true);
+    double err = 0, scale = 0;
+    for (size_t k = 0; k < passes.size(); ++k) {
+      err = std::max(err, std::fabs(c2r[k] - passes[k]));
+      scale = std::max(scale, std::fabs(passes[k]));
+    }
+    EXPECT_TRUE(test::all_ranks(scale > 0.1 && err < 1e-13 * scale))
+        << nodes[0] << "x" << nodes[1] << " err " << err << " scale " << scale;
+  }
 }
 
 // The half spectrum (FftOptions::half_spectrum, real-to-complex first, complex-to-real inverse):

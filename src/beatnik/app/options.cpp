@@ -127,6 +127,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--fft-spectrum", o.fft_spectrum, "Spectral layout: intermediate (stay in the last layout) or input")->group(F);
   app.add_option("--fft-transform", o.fft_transform, "auto (default: c2c where one 2-D plan replaces its passes, i.e. one GPU or --fft-2d on; r2c otherwise), r2c (the real fields' half spectra, complex-to-real inverse) or c2c (one full complex transform)")->group(F);
   app.add_option("--fft-2d", o.fft_2d, "With the c2c transform: one 2-D transform instead of two 1-D passes when the whole array is on one rank: on, off, auto (on with -x cuda)")->group(F);
+  app.add_option("--fft-2d-inverse", o.fft_2d_inverse, "Where the 2-D transform runs: the Riesz transform's inverse complex-to-real from the Hermitian half (c2r), the full complex inverse (c2c), or auto (the faster, timed at start-up)")->group(F);
   app.add_option("--fftw-plan", o.fftw_plan, "FFTW planning effort: estimate, measure, patient")->group(F);
 
   const char* W = "Output";

@@ -68,6 +68,7 @@ struct Options {
   std::string fftw_plan = "measure";
   std::string fft_transform = "auto";  // --fft-transform auto|r2c|c2c (docs/fft.md)
   std::string fft_2d = "auto";  // --fft-2d auto|on|off (docs/gpu-small.md)
+  std::string fft_2d_inverse = "auto";  // --fft-2d-inverse auto|c2r|c2c (docs/gpu-small.md)
   // Output
   int write_frequency = 0;
   std::string output_dir = ".";

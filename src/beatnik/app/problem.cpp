@@ -260,6 +260,11 @@ RunConfig make_run_config(const Options& o, int ranks) {
           "--fft-2d on needs --fft-transform c2c or auto (the 2-D plan is a full complex transform; r2c keeps its "
           "two passes)");
   c.fft.plan_2d = !c.fft.half_spectrum && (o.fft_2d == "on" || (o.fft_2d == "auto" && c.space == exec::Space::Device));
+  require(o.fft_2d_inverse == "auto" || o.fft_2d_inverse == "c2r" || o.fft_2d_inverse == "c2c",
+          "unknown --fft-2d-inverse '" + o.fft_2d_inverse + "' (auto, c2r or c2c)");
+  c.fft.inverse_2d = o.fft_2d_inverse == "c2r"   ? fft::Inverse2D::C2R
+                     : o.fft_2d_inverse == "c2c" ? fft::Inverse2D::C2C
+                                                 : fft::Inverse2D::Auto;
   c.fft.effort = o.fftw_plan == "estimate"  ? fft::PlanEffort::Estimate
                  : o.fftw_plan == "measure" ? fft::PlanEffort::Measure
                                             : fft::PlanEffort::Patient;

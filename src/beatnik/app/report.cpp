@@ -190,6 +190,8 @@ json config_json(const Simulation& sim) {
   // --fft-2d: whether rank 0's two local passes ran as one 2-D transform (docs/gpu-small.md).
   if (const model::RieszTransform* r = sim.model().riesz()) {
     j["fft_2d_plan"] = r->fft().whole_array_2d();
+    // --fft-2d-inverse: whether that 2-D plan's inverse ran complex to real (auto: timed).
+    j["fft_2d_inverse_c2r"] = r->fft().inverse_from_half_2d();
     // Host half spectrum: whether rank 0's last inverse transform ran FFTW's c2r (docs/fft.md).
     j["fft_inverse_c2r"] = r->fft().inverse_c2r();
   }

@@ -82,6 +82,7 @@ DistributedFFT::DistributedFFT(const comm::Context& ctx, MPI_Comm grid_comm,
     for (const Step& s : steps_)
       if (s.fft >= 0)
         ffts_.push_back(make_local_fft(space, shapes_[s.fft], s.half ? half_.data() : work_.data(), options.effort));
+  if (plan_2d_ && options.inverse_2d != Inverse2D::C2C) choose_c2r_2d();
   // Host: the half plan's last inverse runs complex to real, from the half lines straight into
   // the work array's real parts (what the last reshape reads), instead of rebuilding the whole
   // Hermitian lines and transforming them complex: half the transform work, one pass less.
@@ -119,6 +120,37 @@ void DistributedFFT::choose_c2r(const Step& s) {
     f.inverse(work_.data());
   });
   if (t_c2r < t_complex) c2r_ = std::move(c2r);
+}
+
+// The 2-D plan's real inverse: complex to real from the Hermitian half (half_) into the work
+// array's doubles, or the complex inverse of the whole spectrum. auto on the device: c2r, a rule
+// and not a timing, so that every run of a configuration takes the same path (a graph run must
+// equal its plain run bit for bit); cuFFT's Z2D 2-D plan beat the Z2Z inverse at every size
+// measured on one H100 (docs/gpu-small.md). auto on the host times both, as choose_c2r does
+// (after a warm-up, on zeroed arrays: no denormals or NaNs), with estimate planning c2r.
+void DistributedFFT::choose_c2r_2d() {
+  const int n0 = global_[0], n1 = global_[1];
+  half_ = exec::Buffer<cplx>(space_, long(n0) * (n1 / 2 + 1));
+  auto c2r = make_c2r_2d(space_, n0, n1, half_.data(), reinterpret_cast<double*>(work_.data()), options_.effort);
+  const bool timed = options_.inverse_2d == Inverse2D::Auto && space_ == exec::Space::Host &&
+                     options_.effort != PlanEffort::Estimate;
+  if (timed) {
+    auto seconds = [&](auto run) {
+      half_.zero();
+      work_.zero();
+      run();
+      const double t0 = wall_seconds();
+      for (int k = 0; k < 3; ++k) run();
+      return wall_seconds() - t0;
+    };
+    const double t_c2r = seconds([&] { c2r->run(); });
+    const double t_complex = seconds([&] { ffts_[0]->inverse(work_.data()); });
+    if (t_complex <= t_c2r) {
+      half_ = exec::Buffer<cplx>();
+      return;
+    }
+  }
+  c2r_2d_ = std::move(c2r);
 }
 
 // The real step's lines along the first dimension d: half lines of the half array in, full

@@ -60,6 +60,16 @@ class DistributedFFT {
     inverse_as<double>(unpack, [] BEATNIK_HOST_DEVICE(cplx v) { return v.re; });
   }
 
+  // The 2-D plan's real inverse from the Hermitian half (FftOptions::inverse_2d, chosen when the
+  // plan is made; docs/gpu-small.md): to get Re(inverse of X) for a full spectrum X, the caller
+  // writes half_2d() with Y(k) = (X(k) + conj X(-k))/2 for k = (p, q), q < n1/2 + 1 (element
+  // p*(n1/2 + 1) + q) and calls inverse_real_from_half(unpack), which transforms Y complex to real
+  // (overwriting it): half the inverse's bytes and flops. Only where inverse_from_half_2d().
+  bool inverse_from_half_2d() const { return c2r_2d_ != nullptr; }
+  cplx* half_2d() const { return half_.data(); }
+  template <class Unpack>
+  void inverse_real_from_half(Unpack unpack);
+
   cplx* spectrum() const { return plan_.half ? half_.data() : work_.data(); }
   // The second field of the half spectrum (same layout as spectrum()); null without it.
   cplx* spectrum_second() const { return plan_.half ? half_.data() + field_ : nullptr; }
@@ -107,6 +117,7 @@ class DistributedFFT {
   void hermitian_lines(const Step& s);
   C2RShape c2r_shape(const Step& s) const;
   void choose_c2r(const Step& s);  // c2r_ where it beats hermitian_lines + the complex inverse
+  void choose_c2r_2d();             // c2r_2d_ as FftOptions::inverse_2d asks (auto: the faster)
   // Accounting of a local reshape as the redistributor would do it (a message to self).
   void count_local(const Step& s, long elem_bytes = sizeof(cplx)) const;
   // inverse() and inverse_real(): take(cplx) -> T is what the last reshape carries.
@@ -127,12 +138,13 @@ class DistributedFFT {
   std::vector<std::unique_ptr<comm::Redistributor>> reshapes_;
   std::vector<std::unique_ptr<LocalFFT>> ffts_;
   std::unique_ptr<LocalC2R> c2r_;  // host half plan: the last inverse, complex to real (if faster)
+  std::unique_ptr<LocalC2R> c2r_2d_;  // 2-D plan: half_ -> work_'s doubles, complex to real
   std::vector<Step> steps_;
   FftPlan plan_;
   std::vector<MPI_Comm> owned_comms_;
   ArrayLayout2 spectral_;
   exec::Buffer<cplx> work_, send_, recv_;
-  exec::Buffer<cplx> half_;  // half spectrum: two fields, the second at field_
+  exec::Buffer<cplx> half_;  // half spectrum: two fields, the second at field_; or half_2d()
   long field_ = 0;
 
   std::vector<BatchShape> shapes_;  // planned once the work array exists
@@ -203,6 +215,25 @@ void DistributedFFT::inverse_as(Unpack unpack, Take take) {
       work_to_work(s, true);
     }
   }
+}
+
+template <class Unpack>
+void DistributedFFT::inverse_real_from_half(Unpack unpack) {
+  if (!c2r_2d_) throw Error("DistributedFFT: this plan has no complex-to-real 2-D inverse");
+  {
+    Timers::Scope t(timers_, "fft.local");
+    if (computes(gate_)) c2r_2d_->run();
+    else gate_->stand_in("fft.local");
+  }
+  // The reals fill the work array's front, i-slow and j-fast over the whole array: the last
+  // (local) reshape reads them, as inverse_real() reads the complex array's real parts.
+  Timers::Scope t(timers_, "fft.reshape");
+  const double* r = reinterpret_cast<const double*>(work_.data());
+  const long n1 = global_[1];
+  const Box2 b = steps_[0].to.box;
+  exec::parallel_for(space_, exec::Range2{b.lo[0], b.hi[0], b.lo[1], b.hi[1]},
+                     [=] BEATNIK_HOST_DEVICE(int i, int j) { unpack(i, j, r[i * n1 + j]); });
+  count_local(steps_[0], sizeof(double));
 }
 
 }  // namespace beatnik::fft

@@ -10,6 +10,11 @@ namespace beatnik::fft {
 
 enum class Intermediate { Slab, Pencil };
 
+// The inverse of the 2-D plan when only the real part of the result is wanted (the Riesz
+// transform): the full complex inverse, or complex-to-real from the Hermitian half of the last
+// dimension (half the bytes and flops); auto times both when the plan is made.
+enum class Inverse2D { Auto, C2C, C2R };
+
 struct FftOptions {
   comm::ExchangeAlgorithm algorithm = comm::ExchangeAlgorithm::Alltoallv;
   // slab: lines spread over all ranks (global exchanges); pencil: lines within process-grid rows
@@ -30,6 +35,8 @@ struct FftOptions {
   // true: when the whole array is on this rank and both passes run on it in place, one 2-D
   // transform replaces the two batched 1-D passes (--fft-2d; local_fft_2d.hpp).
   bool plan_2d = false;
+  // With plan_2d in use: how inverse_real_from_half() may run (--fft-2d-inverse).
+  Inverse2D inverse_2d = Inverse2D::Auto;
 
   std::string describe() const;
   // The reference's -H 0..7: bit 4 = all-to-all (set: alltoallv, clear: p2p, as Cabana maps it

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "beatnik/base/complex.hpp"
+#include "beatnik/exec/space.hpp"
 #include "beatnik/fft/local_fft.hpp"
 
 namespace beatnik::fft {
@@ -23,5 +24,10 @@ class LocalC2R {
 };
 
 std::unique_ptr<LocalC2R> make_fftw_c2r(const C2RShape& shape, cplx* in, double* out, PlanEffort effort);
+
+// One 2-D complex-to-real transform of a whole n0 × n1 array: `in` holds the n0 × (n1/2 + 1)
+// Hermitian half (element (a, b) at a*(n1/2 + 1) + b), `out` the n0 × n1 reals (a*n1 + b).
+// FFTW on the host, cuFFT on the device; `in` is overwritten.
+std::unique_ptr<LocalC2R> make_c2r_2d(exec::Space space, int n0, int n1, cplx* in, double* out, PlanEffort effort);
 
 }  // namespace beatnik::fft

@@ -52,24 +52,30 @@ void RieszTransform::apply(const mesh::Field& in, int c1, int c2, const mesh::Fi
                            const cplx z{k1 * c.re + k2 * s2[at_pq].re, k1 * c.im + k2 * s2[at_pq].im};
                            c = cplx{f * z.im, -f * z.re};
                          });
+    } else if (fft_->inverse_from_half_2d()) {
+      // Re IFFT[X] is the inverse of X's Hermitian part Y(k) = (X(k) + conj X(−k))/2, whose
+      // complex-to-real inverse needs only the half q < ny/2 + 1: written here, not X.
+      const FullMultiplier m{kx, ky, norm, nx, ny};
+      cplx* y = fft_->half_2d();
+      const int nh = ny / 2 + 1;
+      exec::parallel_for(space_, exec::Range2{0, nx, 0, nh}, [=] BEATNIK_HOST_DEVICE(int p, int q) {
+        const int pm = p == 0 ? 0 : nx - p, qm = q == 0 ? 0 : ny - q;
+        const cplx a = m(p, q, s[at(p, q)]), b = m(pm, qm, s[at(pm, qm)]);
+        y[long(p) * nh + q] = cplx{0.5 * (a.re + b.re), 0.5 * (a.im - b.im)};
+      });
     } else {
+      const FullMultiplier m{kx, ky, norm, nx, ny};
       exec::parallel_for(space_, exec::Range2{sl.box.lo[0], sl.box.hi[0], sl.box.lo[1], sl.box.hi[1]},
                          [=] BEATNIK_HOST_DEVICE(int p, int q) {
-                           const double k1 = kx * wave_index(p, nx), k2 = ky * wave_index(q, ny);
-                           const double kk = std::sqrt(k1 * k1 + k2 * k2);
                            cplx& c = s[at(p, q)];
-                           if (kk == 0.0) {
-                             c = cplx{0.0, 0.0};
-                             return;
-                           }
-                           // (m1 − i·m2)/(NxNy) = −(k2 + i·k1)/(|k|·NxNy)
-                           const double f = -norm / kk;
-                           c = c * cplx{f * k2, f * k1};
+                           c = m(p, q, c);
                          });
     }
     }
   }
-  fft_->inverse_real([=] BEATNIK_HOST_DEVICE(int i, int j, double v) { r(0, i - lo0, j - lo1) = v; });
+  auto unpack = [=] BEATNIK_HOST_DEVICE(int i, int j, double v) { r(0, i - lo0, j - lo1) = v; };
+  if (fft_->inverse_from_half_2d()) fft_->inverse_real_from_half(unpack);
+  else fft_->inverse_real(unpack);
 }
 
 }  // namespace beatnik::model

@@ -5,6 +5,7 @@
 // Both real inputs travel as one complex array C = w1 + i·w2, and one inverse transform gives
 // the answer: Re IFFT[(m1 − i·m2)·Ĉ] = R1·w1 + R2·w2 because each R_j maps real to real.
 // That is one forward and one inverse distributed FFT per evaluation instead of three.
+#include <cmath>
 #include <memory>
 
 #include "beatnik/base/compute_gate.hpp"
@@ -18,6 +19,20 @@ namespace beatnik::model {
 BEATNIK_HOST_DEVICE inline int wave_index(int p, int n) {
   return 2 * p < n ? p : (2 * p > n ? p - n : 0);
 }
+
+// The full spectrum's multiplier (m1 − i·m2)/(NxNy) = −(k2 + i·k1)/(|k|·NxNy) applied to the
+// value c at spectral index (p, q).
+struct FullMultiplier {
+  double kx, ky, norm;
+  int nx, ny;
+  BEATNIK_HOST_DEVICE cplx operator()(int p, int q, cplx c) const {
+    const double k1 = kx * wave_index(p, nx), k2 = ky * wave_index(q, ny);
+    const double kk = std::sqrt(k1 * k1 + k2 * k2);
+    if (kk == 0.0) return cplx{0.0, 0.0};
+    const double f = -norm / kk;
+    return c * cplx{f * k2, f * k1};
+  }
+};
 
 class RieszTransform {
  public:
