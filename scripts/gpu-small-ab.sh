@@ -11,14 +11,15 @@
 #   r2c+graph    base with --gpu-graph on
 #   graph+z2z    graph with --fft-2d-inverse c2c (the full complex inverse; graph's auto picks by timing)
 #   c2c+2d+z2z   c2c+2d with --fft-2d-inverse c2c (event timers: fft.local per step against c2c+2d)
-# VARIANTS="graph graph+z2z ..." runs only those.
+# Every c2c+2d and graph variant without +z2z runs the default --fft-2d-inverse auto (= c2r on the
+# device: the Riesz inverse complex to real). VARIANTS="graph graph+z2z ..." runs only those.
 # Every variant without "graph" in its name runs --gpu-graph off. (graph is what the defaults,
 # --fft-transform auto --fft-2d auto --gpu-graph auto, run on one GPU.)
 # Results files land in OUT_DIR (NAME.json, NAME.log); the table goes to stdout. The bound is
 # the passes-as-written traffic bound of gpu_bench_report.py at BW TB/s (default 3.01, the
 # H100's measured device-to-device copy; BW=... to change); a 2-D plan counts as its two passes.
 set -uo pipefail
-[ $# -eq 2 ] || { sed -n 2,19p "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n 2,20p "$0"; exit 2; }
 build=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 bw=${BW:-3.01}
