@@ -9,7 +9,7 @@
 #   graph        c2c+2d, the step as one CUDA graph (--gpu-graph on), event timers
 #   graph+host   c2c+2d, --gpu-graph on, --gpu-timers host
 #   r2c+graph    base with --gpu-graph on
-#   graph+z2z    graph with --fft-2d-inverse c2c (the full complex inverse; graph's auto picks by timing)
+#   graph+z2z    graph with --fft-2d-inverse c2c (the full complex inverse, the defaults before)
 #   c2c+2d+z2z   c2c+2d with --fft-2d-inverse c2c (event timers: fft.local per step against c2c+2d)
 # Every c2c+2d and graph variant without +z2z runs the default --fft-2d-inverse auto (= c2r on the
 # device: the Riesz inverse complex to real). VARIANTS="graph graph+z2z ..." runs only those.
