@@ -124,29 +124,3 @@ TEST(DryRunCutoff, RefusesWhatItCannotEstimate) {
 }
 
 }  // namespace
-
-namespace {
-
-TEST(DryRunTree, RefusedOnSeveralRanksNotPlannedAsARing) {
-  // The tree solver sends its locally essential tree, not a ring pass: on several ranks the dry
-  // run must refuse (or, for commbench, name it unplanned) rather than plan the exact solver's ring.
-  app::Options o = test::small_options(16);
-  o.order = "medium";
-  o.solver = "tree";
-  const app::RunConfig cfg = test::config_for(o, MPI_COMM_WORLD);
-  const int p = test::world_size();
-  if (p > 1) {
-    EXPECT_THROW(app::plan_dry_run(cfg, p, 0), NotAvailable);
-    app::PlanOptions skip;
-    skip.skip_unplanned = true;
-    const app::DryRunPlan plan = app::plan_dry_run(cfg, p, 0, skip);
-    ASSERT_EQ(plan.unplanned.size(), 1u);
-    EXPECT_EQ(plan.unplanned[0].rfind("let:", 0), 0u);
-    for (const auto& s : plan.per_rank) EXPECT_EQ(find(s, "ring").calls, 0);
-  } else {
-    const app::DryRunPlan plan = app::plan_dry_run(cfg, p, 0);
-    EXPECT_TRUE(plan.unplanned.empty());
-  }
-}
-
-}  // namespace

@@ -70,6 +70,20 @@ void TraceRecorder::message(Kind kind, const std::string& pattern, const void* o
   events_.push_back(e);
 }
 
+void TraceRecorder::transfer(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1) {
+  if (!recording() || !room()) return;
+  Event e;
+  e.t0 = t0;
+  e.t1 = t1;
+  e.bytes = bytes;
+  e.name = intern(pattern);
+  e.peer = peer;
+  e.step = static_cast<std::int32_t>(step_);
+  e.kind = kind;
+  e.seq = calls_[e.name];
+  events_.push_back(e);
+}
+
 void TraceRecorder::complete(const std::string& pattern, const void* owner, double t1) {
   calls_[intern(pattern)] += 1;
   auto it = open_messages_.find(owner);
