@@ -15,6 +15,9 @@ using namespace beatnik;
 
 namespace {
 
+using test::find_pattern;
+using test::to_others;
+
 const char* const kLetStrategies[] = {"alltoallv", "sparse", "rma"};
 
 app::Options tree_options(int nodes, const char* boundary, const char* partition, const char* let) {
@@ -30,36 +33,16 @@ app::Options tree_options(int nodes, const char* boundary, const char* partition
   return o;
 }
 
-comm::PatternStats find(const comm::CommStats& s, const std::string& name) {
-  auto it = s.stats().find(name);
-  return it == s.stats().end() ? comm::PatternStats{} : it->second;
-}
-
-long to_others(const comm::PatternStats& s) { return s.bytes[1] + s.bytes[2]; }
-
 // One velocity() call of a fresh tree solver on the run's initial state against the plan. Returns
 // the LET bytes between ranks, summed over all ranks.
 long first_call(const app::Options& o, const std::string& what) {
-  const app::RunConfig cfg = test::config_for(o, MPI_COMM_WORLD);
-  app::Simulation sim(MPI_COMM_WORLD, cfg);
-  comm::CommStats stats;
-  model::TreeBRSolver solver(sim.mesh(), cfg.space, cfg.model.br, cfg.model.epsilon, &stats, nullptr);
-  const mesh::Field omega(cfg.space, sim.state().layout(), 3), out(cfg.space, sim.state().layout(), 3);
-  solver.velocity(sim.state(), omega, out);
-  const std::vector<model::TreeLoad> loads = solver.take_loads();
-  EXPECT_EQ(loads.size(), 1u) << what;
-
-  const int size = test::world_size(), rank = test::world_rank();
-  const app::DryRunPlan plan = app::plan_dry_run(cfg, size, cfg.ranks_per_node);
-  EXPECT_EQ(plan.estimated, (std::vector<std::string>{"let", "migrate"})) << what;
-  const comm::CommStats& planned = plan.per_rank[rank];
-  for (const char* name : {"migrate", "let"})
-    test::expect_same_pattern(find(stats, name), app::kDryRunBRCallsPerStep, find(planned, name), 1,
-                              what + " " + name);
+  comm::CommStats stats, planned;
+  const std::vector<model::TreeLoad> loads = test::first_call_against_plan<model::TreeBRSolver>(
+      test::config_for(o, MPI_COMM_WORLD), stats, {"let", "migrate"}, planned, what);
   // The solver's own load record: LET bytes sent (push) or fetched (rma).
   if (loads.size() == 1u)
-    EXPECT_EQ(loads[0].let_bytes * app::kDryRunBRCallsPerStep, to_others(find(planned, "let"))) << what;
-  long let = to_others(find(stats, "let"));
+    EXPECT_EQ(loads[0].let_bytes * app::kDryRunBRCallsPerStep, to_others(find_pattern(planned, "let"))) << what;
+  long let = to_others(find_pattern(stats, "let"));
   MPI_Allreduce(MPI_IN_PLACE, &let, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   return let;
 }
@@ -125,7 +108,7 @@ TEST(DryRunTree, MessageSetsReplayPushedBlocksOnly) {
   ASSERT_EQ(pull.unplanned.size(), 1u);
   EXPECT_EQ(pull.unplanned[0].rfind("let:", 0), 0u);
   EXPECT_EQ(pull.exchanges.count("let"), 0u);
-  for (const auto& s : pull.per_rank) EXPECT_EQ(find(s, "ring").calls, 0);
+  for (const auto& s : pull.per_rank) EXPECT_EQ(find_pattern(s, "ring").calls, 0);
 }
 
 }  // namespace

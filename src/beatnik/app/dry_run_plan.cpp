@@ -45,20 +45,18 @@ struct Planner {
     const int a = world_of_grid[g], b = world_of_grid[h];
     out.per_rank[a].add_message(pattern, locality(g, h), bytes);
     if (record) open_of(pattern)[a].emplace_back(b, bytes);
-    if (a == b) return;
-    out.matrix[a][b] += bytes;
-    peers_all[a].insert(b);
-    auto& p = peers[pattern];
-    if (p.empty()) p.resize(out.ranks);
-    p[a].insert(b);
+    if (a != b) link(pattern, a, b, a, b, bytes);
   }
   // A one-sided get: accounted by the reader g (the owner h's locality), the bytes travel h -> g.
   // Not recorded as an exchange (the message sets replay sends).
   void get(const std::string& pattern, int g, int h, long bytes) {
     const int a = world_of_grid[g], b = world_of_grid[h];
     out.per_rank[a].add_message(pattern, locality(g, h), bytes);
-    if (a == b) return;
-    out.matrix[b][a] += bytes;
+    if (a != b) link(pattern, a, b, b, a, bytes);
+  }
+  // World rank a talks to b (its degree); `bytes` travel from src to dst (the matrix).
+  void link(const std::string& pattern, int a, int b, int src, int dst, long bytes) {
+    out.matrix[src][dst] += bytes;
     peers_all[a].insert(b);
     auto& p = peers[pattern];
     if (p.empty()) p.resize(out.ranks);

@@ -76,9 +76,7 @@ void pull_blocks(const std::vector<model::tree::SourceTree>& trees, const std::v
 }  // namespace
 
 TreeCallEstimate estimate_tree_call(const RunConfig& c) {
-  if (c.options.input)
-    throw NotAvailable("--dry-run -S tree plans the tree from the initial surface of -I; with -i FILE the positions "
-                       "are the file's: run --skeleton on the ranks instead");
+  require_initial_surface(c, "tree");
   const mesh::Geometry& geo = c.geometry;
   const long total = long(geo.nodes[0]) * geo.nodes[1];
   if (total > kDryRunBalancedMaxNodes)

@@ -63,6 +63,8 @@ class TraceRecorder {
  private:
   int intern(const std::string& name);
   bool room();
+  // Records a message event (false: not recording, or no room).
+  bool add_message(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1);
   std::size_t max_events_;
   long step_ = 0;
   long dropped_ = 0;

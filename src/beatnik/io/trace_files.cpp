@@ -182,8 +182,8 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
   for (int r = 0; r < n; ++r)
     for (std::size_t i = 0; i < t.ranks[r].events.size(); ++i) {
       const Event& e = t.ranks[r].events[i];
-      if (e.kind != TraceRecorder::Get || e.step < t.first_measured_step || e.peer == r || e.peer < 0 || e.peer >= n)
-        continue;
+      const bool other = e.peer != r && e.peer >= 0 && e.peer < n;
+      if (e.kind != TraceRecorder::Get || e.step < t.first_measured_step || !other) continue;
       send_tag[r][i] = static_cast<long>(gets.size());
       served[e.peer].push_back(gets.size());
       gets.push_back(GoalGet{r, e.peer, e.bytes, next_tag, next_tag + 1});
@@ -227,7 +227,8 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
         const Event& x = ev[msgs[q]];
         if (x.kind == TraceRecorder::Get) {  // the request, and the data answering it
           const GoalGet& g = gets[size_t(send_tag[r][msgs[q]])];
-          s += fmt::format("l{}: send 0b to {} tag {}\nl{} requires l{}\n", label + 1, g.owner, g.request_tag, label + 1, c);
+          s += fmt::format("l{}: send 0b to {} tag {}\nl{} requires l{}\n", label + 1, g.owner, g.request_tag,
+                           label + 1, c);
           s += fmt::format("l{}: recv {}b from {} tag {}\nl{} requires l{}\n", label + 2, g.bytes, g.owner, g.reply_tag,
                            label + 2, c);
           previous.push_back(label + 1);
