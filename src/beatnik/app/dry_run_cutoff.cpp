@@ -49,7 +49,8 @@ void cut_space(const RunConfig& c, mesh::SpatialDecomposition& sd) {
 void require_initial_surface(const RunConfig& c, const char* solver) {
   if (c.options.input)
     throw NotAvailable(std::string("--dry-run -S ") + solver + " estimates the messages from the initial surface of "
-                       "-I; with -i FILE the positions are the file's: run --skeleton on the ranks instead");
+                       "-I; with -i FILE the positions are the file's (--skeleton refuses -i too): a real run's "
+                       "results measure them");
 }
 
 CutoffCallEstimate estimate_cutoff_call(const RunConfig& c) {
