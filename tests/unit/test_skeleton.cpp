@@ -7,6 +7,7 @@
 
 #include "beatnik/app/simulation.hpp"
 #include "beatnik/model/state.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 #include "support/test_support.hpp"
 
 using namespace beatnik;
@@ -119,6 +120,12 @@ TEST(Skeleton, AccountingEqualsTheFullRunAndFieldsStayPoisoned) {
       expect_same_accounting(*full, *measured, "high-tree, measured");
       for (const char* region : {"br.tree.upward", "br.tree.compute.lists", "br.tree.compute.near"})
         EXPECT_GT(measured->compute_gate().stand_in_seconds().count(region), 0u) << region;
+      // The interaction counts are the skeleton's own (3 calls, nothing summed), not the
+      // calibration steps'.
+      const auto* tree = dynamic_cast<const model::TreeBRSolver*>(measured->model().br_solver());
+      ASSERT_NE(tree, nullptr);
+      EXPECT_EQ(tree->totals().calls, 3);
+      EXPECT_EQ(tree->totals().direct_pairs + tree->totals().proxy_pairs, 0);
       expect_poisoned(*measured, k);
     }
     if (k.name != std::string("low")) continue;

@@ -89,6 +89,7 @@ class TreeBRSolver : public BRSolver {
     long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
   };
   const Totals& totals() const { return totals_; }
+  void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's
   const mesh::SpatialDecomposition& spatial() const { return spatial_; }
 
  private:
