@@ -531,11 +531,17 @@ p = run(["--dry-run", "--np", "4", "-n", "18", "-x", "cuda", "--gpu-transport", 
 check("dry run nccl exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
 if p is not None and p.returncode == 0:
     check("dry run nccl transport", json.load(open(results))["dry_run"]["transport"] == "nccl", p.stdout[-400:])
-# The tree solver's locally essential tree is not planned: refused on several ranks (not planned
-# as the exact solver's ring pass), exit 2 with the reason.
-p = run(["--dry-run", "--np", "2", "-n", "16", "-O", "medium", "-S", "tree"], ranks=1)
-check("dry run tree refused", p is not None and p.returncode == 2 and "locally essential tree's messages" in p.stderr,
-      "" if p is None else p.stderr[-400:])
+# The tree solver's migration and locally essential tree are estimated from the initial surface
+# (not planned as the exact solver's ring pass); the pulled LET too.
+for let in ("alltoallv", "rma"):
+    p = run(["--dry-run", "--np", "2", "-n", "16", "-O", "medium", "-S", "tree", "--let-strategy", let,
+             "--results", results], ranks=1)
+    check(f"dry run tree {let} exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is not None and p.returncode == 0:
+        doc = json.load(open(results))
+        check(f"dry run tree {let} sections", "let" in doc["communication"] and "migrate" in doc["communication"]
+              and "ring" not in doc["communication"] and doc["dry_run"]["estimated"]["patterns"] == ["let", "migrate"],
+              str(list(doc["communication"])))
 
 shutil.rmtree(maps, ignore_errors=True)
 check.finish()

@@ -69,7 +69,7 @@ def read_goal(path):
     return num, ranks, deps
 
 
-def study(name, opts, warmup=0):
+def study(name, opts, warmup=0, expect_gets=False):
     trace, goal, res = (os.path.join(tmp, f"{name}.{x}") for x in ("json", "goal", "results.json"))
     p = run_beatnik(args.mpiexec, args.beatnik,
                     opts + ["--ranks-per-node", str(RPN), "--trace", trace, "--trace-goal", goal, "--results", res,
@@ -113,11 +113,15 @@ def study(name, opts, warmup=0):
                 recvs[(a["pattern"], a["seq"], a["peer"], e["pid"])].append(a["bytes"])
     bad = [k for k in set(sends) | set(recvs) if sorted(sends.get(k, [])) != sorted(recvs.get(k, []))]
     check(f"{name}: every send has its receive", not bad and sends, f"{len(bad)} calls differ, e.g. {bad[:3]}")
-    # Sends of the measured steps per pattern and locality = the accounting.
+    # Sends of the measured steps per pattern and locality = the accounting (a one-sided get is
+    # accounted by the rank that reads, as a message from the owner: the same locality).
     count = collections.defaultdict(lambda: [0, 0, 0])
     volume = collections.defaultdict(lambda: [0, 0, 0])
+    gets = 0
     for e in ev:
-        if e.get("cat") == "send" and e["args"]["step"] >= first:
+        if e.get("cat") == "get" and e["args"]["step"] >= first and e["pid"] != e["args"]["peer"]:
+            gets += 1
+        if e.get("cat") in ("send", "get") and e["args"]["step"] >= first:
             a = e["args"]
             src, dst = e["pid"], a["peer"]
             loc = 0 if src == dst else (1 if src // RPN == dst // RPN else 2)
@@ -142,7 +146,14 @@ def study(name, opts, warmup=0):
     gs = [(r, op[2], op[3], op[1]) for r, ops in ranks.items() for op in ops.values() if op[0] == "send"]
     gr = [(op[2], r, op[3], op[1]) for r, ops in ranks.items() for op in ops.values() if op[0] == "recv"]
     remote = sum(s["messages_total"]["on_node"] + s["messages_total"]["off_node"] for s in acct.values())
-    check(f"{name}: GOAL sends = accounted messages", len(gs) == remote, f"GOAL {len(gs)} accounting {remote}")
+    if expect_gets:
+        check(f"{name}: the rma LET's gets are traced", (gets > 0) == (N > 1), f"{gets} gets")
+    else:
+        check(f"{name}: no gets", gets == 0, f"{gets} gets")
+    # A get is a request (0 bytes, reader to owner) and its answer (owner to reader) in GOAL.
+    check(f"{name}: GOAL sends = accounted messages (+ a request per get)", len(gs) == remote + gets,
+          f"GOAL {len(gs)} accounting {remote} gets {gets}")
+    check(f"{name}: GOAL get requests", sum(1 for g in gs if g[3] == 0) >= gets)
     check(f"{name}: GOAL sends matched by receives", sorted(gs) == sorted(gr) and len(set(gs)) == len(gs),
           f"{len(gs)} sends, {len(gr)} recvs")
     check(f"{name}: GOAL has no self messages", all(s != d for s, d, _, _ in gs))
@@ -153,6 +164,9 @@ def study(name, opts, warmup=0):
 study("low", ["-n", "32", "-t", "3", "-O", "low"], warmup=1)
 study("medium", ["-n", "16", "-t", "1", "-O", "medium"])
 study("high-cutoff", ["-n", "16", "-t", "1", "-O", "high", "-S", "cutoff", "-c", "0.3"])
+# The tree solver: LET pushed (migration's sparse exchange) and pulled by MPI_Get (rma).
+study("high-tree-sparse", ["-n", "16", "-t", "1", "-O", "high", "-S", "tree", "--let-strategy", "sparse"])
+study("high-tree-rma", ["-n", "16", "-t", "1", "-O", "high", "-S", "tree", "--let-strategy", "rma"], expect_gets=True)
 study("low-alltoall", ["-n", "16", "-t", "1", "-O", "low", "--fft-exchange", "alltoall", "--halo-strategy", "neighbor"])
 
 # A path that cannot be written: refused before the run, exit 2, one message.

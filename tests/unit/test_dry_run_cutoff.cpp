@@ -16,6 +16,9 @@ using namespace beatnik;
 
 namespace {
 
+using test::find_pattern;
+using test::to_others;
+
 app::Options cutoff_options(int nodes, const char* boundary, const char* partition, double cutoff) {
   app::Options o = test::small_options(nodes);
   o.order = "high";
@@ -27,39 +30,18 @@ app::Options cutoff_options(int nodes, const char* boundary, const char* partiti
   return o;
 }
 
-comm::PatternStats find(const comm::CommStats& s, const std::string& name) {
-  auto it = s.stats().find(name);
-  return it == s.stats().end() ? comm::PatternStats{} : it->second;
-}
-
-// Bytes to other ranks (both localities off self).
-long to_others(const comm::PatternStats& s) { return s.bytes[1] + s.bytes[2]; }
-
 // One velocity() call of a fresh cutoff solver on the run's initial state. Returns the migration
 // bytes between different ranks, summed over all ranks.
 long first_call(const app::Options& o, const std::string& what) {
-  const app::RunConfig cfg = test::config_for(o, MPI_COMM_WORLD);
-  app::Simulation sim(MPI_COMM_WORLD, cfg);
-  comm::CommStats stats;
-  model::CutoffBRSolver solver(sim.mesh(), cfg.space, cfg.model.br, cfg.model.epsilon, &stats, nullptr);
-  const mesh::Field omega(cfg.space, sim.state().layout(), 3), out(cfg.space, sim.state().layout(), 3);
-  solver.velocity(sim.state(), omega, out);
-  const std::vector<model::CutoffLoad> loads = solver.take_loads();
-  EXPECT_EQ(loads.size(), 1u) << what;
-
-  const int size = test::world_size(), rank = test::world_rank();
-  const app::DryRunPlan plan = app::plan_dry_run(cfg, size, cfg.ranks_per_node);
-  EXPECT_EQ(plan.estimated, (std::vector<std::string>{"ghost", "migrate"})) << what;
-  const comm::CommStats& planned = plan.per_rank[rank];
-  for (const char* name : {"migrate", "ghost"})
-    test::expect_same_pattern(find(stats, name), app::kDryRunBRCallsPerStep, find(planned, name), 1,
-                              what + " " + name);
+  comm::CommStats stats, planned;
+  const std::vector<model::CutoffLoad> loads = test::first_call_against_plan<model::CutoffBRSolver>(
+      test::config_for(o, MPI_COMM_WORLD), stats, {"ghost", "migrate"}, planned, what);
   // The solver's own load record of the call: bytes to other ranks, both ways of the migration.
   if (loads.size() == 1u) {
-    EXPECT_EQ(loads[0].migrate_bytes * app::kDryRunBRCallsPerStep, to_others(find(planned, "migrate"))) << what;
-    EXPECT_EQ(loads[0].ghost_bytes * app::kDryRunBRCallsPerStep, to_others(find(planned, "ghost"))) << what;
+    EXPECT_EQ(loads[0].migrate_bytes * app::kDryRunBRCallsPerStep, to_others(find_pattern(planned, "migrate"))) << what;
+    EXPECT_EQ(loads[0].ghost_bytes * app::kDryRunBRCallsPerStep, to_others(find_pattern(planned, "ghost"))) << what;
   }
-  long moved = to_others(find(stats, "migrate"));
+  long moved = to_others(find_pattern(stats, "migrate"));
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   return moved;
 }
@@ -121,32 +103,6 @@ TEST(DryRunCutoff, RefusesWhatItCannotEstimate) {
   // The balanced partition would gather more positions than it may hold (refused before any).
   cfg = test::config_for(cutoff_options(8193, "periodic", "balanced", 0.3), MPI_COMM_WORLD);
   EXPECT_THROW(app::plan_dry_run(cfg, test::world_size(), 2), NotAvailable);
-}
-
-}  // namespace
-
-namespace {
-
-TEST(DryRunTree, RefusedOnSeveralRanksNotPlannedAsARing) {
-  // The tree solver sends its locally essential tree, not a ring pass: on several ranks the dry
-  // run must refuse (or, for commbench, name it unplanned) rather than plan the exact solver's ring.
-  app::Options o = test::small_options(16);
-  o.order = "medium";
-  o.solver = "tree";
-  const app::RunConfig cfg = test::config_for(o, MPI_COMM_WORLD);
-  const int p = test::world_size();
-  if (p > 1) {
-    EXPECT_THROW(app::plan_dry_run(cfg, p, 0), NotAvailable);
-    app::PlanOptions skip;
-    skip.skip_unplanned = true;
-    const app::DryRunPlan plan = app::plan_dry_run(cfg, p, 0, skip);
-    ASSERT_EQ(plan.unplanned.size(), 1u);
-    EXPECT_EQ(plan.unplanned[0].rfind("let:", 0), 0u);
-    for (const auto& s : plan.per_rank) EXPECT_EQ(find(s, "ring").calls, 0);
-  } else {
-    const app::DryRunPlan plan = app::plan_dry_run(cfg, p, 0);
-    EXPECT_TRUE(plan.unplanned.empty());
-  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "beatnik/app/simulation.hpp"
 #include "beatnik/model/state.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 #include "support/test_support.hpp"
 
 using namespace beatnik;
@@ -26,14 +27,15 @@ app::Options options_for(const Case& k) {
   o.solver = k.solver;
   o.steps = k.steps;
   o.ranks_per_node = 2;  // on-node and off-node messages both occur from 3 ranks on
-  if (std::string(k.solver) == "cutoff") {
+  if (std::string(k.solver) != "exact") {
     // Free boundaries, 18 nodes: no node lies exactly on a cell cut or a ghost-region edge (at 0,
     // ±1/3, and those ±c) of 1..4 ranks, where the slightest motion would decide its side. (A
     // periodic mesh has a row of nodes on the periodic cut x = -B: docs/skeleton-and-dry-run.md.)
     o.nodes = 18;
     o.boundary = "free";
     o.cutoff = 0.3;
-    o.dt = 1e-7;  // no particle changes cell within the step (see the test)
+    o.tree_leaf = 6;  // tree: several levels per rank, so the LET holds clusters and particles
+    o.dt = 1e-7;      // no particle changes cell (or tree cluster) within the step (see the test)
   }
   return o;
 }
@@ -81,11 +83,14 @@ const Case kCases[] = {
     // surface in every stage, the full run the moved one. With a step too short for any particle
     // to change cell or ghost region, one step must match exactly.
     {"high-cutoff", "high", "cutoff", 1},
+    // The tree solver's migration and LET follow the particles likewise (and its tree's median
+    // cuts: no node changes side of one within so short a step).
+    {"high-tree", "high", "tree", 1},
 };
 
 void expect_poisoned(const app::Simulation& skel, const Case& k) {
-  const bool cutoff = std::string(k.solver) == "cutoff";
-  std::unique_ptr<app::Simulation> initial;  // cutoff: the positions must be the initial surface's
+  const bool cutoff = std::string(k.solver) != "exact";
+  std::unique_ptr<app::Simulation> initial;  // cutoff, tree: the positions must be the initial surface's
   if (cutoff) initial = std::make_unique<app::Simulation>(MPI_COMM_WORLD, test::config_for(options_for(k), MPI_COMM_WORLD));
   for (int c = 0; c < model::kStateComps; ++c) {
     const std::vector<double> v = owned_values(skel, c);
@@ -109,6 +114,20 @@ TEST(Skeleton, AccountingEqualsTheFullRunAndFieldsStayPoisoned) {
     const auto skel = run(options_for(k), true);
     expect_same_accounting(*full, *skel, k.name);
     expect_poisoned(*skel, k);
+    if (k.name == std::string("high-tree")) {
+      // The tree's compute phases stand in for their measured times; the messages stay.
+      const auto measured = run(options_for(k), true, "measured");
+      expect_same_accounting(*full, *measured, "high-tree, measured");
+      for (const char* region : {"br.tree.upward", "br.tree.compute.lists", "br.tree.compute.near"})
+        EXPECT_GT(measured->compute_gate().stand_in_seconds().count(region), 0u) << region;
+      // The interaction counts are the skeleton's own (3 calls, nothing summed), not the
+      // calibration steps'.
+      const auto* tree = dynamic_cast<const model::TreeBRSolver*>(measured->model().br_solver());
+      ASSERT_NE(tree, nullptr);
+      EXPECT_EQ(tree->totals().calls, 3);
+      EXPECT_EQ(tree->totals().direct_pairs + tree->totals().proxy_pairs, 0);
+      expect_poisoned(*measured, k);
+    }
     if (k.name != std::string("low")) continue;
     // The poison check can fail: a real run's values are finite.
     for (int c = 0; c < model::kStateComps; ++c)

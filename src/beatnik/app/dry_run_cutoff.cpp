@@ -46,10 +46,15 @@ void cut_space(const RunConfig& c, mesh::SpatialDecomposition& sd) {
 
 }  // namespace
 
-CutoffCallEstimate estimate_cutoff_call(const RunConfig& c) {
+void require_initial_surface(const RunConfig& c, const char* solver) {
   if (c.options.input)
-    throw NotAvailable("--dry-run -S cutoff estimates the migration from the initial surface of -I; with -i FILE "
-                       "the positions are the file's: run --skeleton on the ranks instead");
+    throw NotAvailable(std::string("--dry-run -S ") + solver + " estimates the messages from the initial surface of "
+                       "-I; with -i FILE the positions are the file's (--skeleton refuses -i too): a real run's "
+                       "results measure them");
+}
+
+CutoffCallEstimate estimate_cutoff_call(const RunConfig& c) {
+  require_initial_surface(c, "cutoff");
   const mesh::Geometry& geo = c.geometry;
   const int ranks = c.procs[0] * c.procs[1];
   // As CutoffBRSolver builds it: the surface box [-L/2, L/2]^2 and the run's partition.

@@ -26,6 +26,10 @@ struct CutoffCallEstimate {
 // The largest global mesh (nodes) whose positions the balanced partition gathers in memory.
 inline constexpr long kDryRunBalancedMaxNodes = 1L << 26;
 
+// NotAvailable when the positions are not the configured initial surface's (-i FILE): the
+// estimates of `solver` ("cutoff", "tree") start from it.
+void require_initial_surface(const RunConfig& c, const char* solver);
+
 // NotAvailable when the positions are not the configured initial surface's (-i FILE) or the
 // balanced partition would gather more than kDryRunBalancedMaxNodes positions.
 CutoffCallEstimate estimate_cutoff_call(const RunConfig& c);

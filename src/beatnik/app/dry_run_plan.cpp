@@ -4,6 +4,7 @@
 #include <set>
 
 #include "beatnik/app/dry_run_cutoff.hpp"
+#include "beatnik/app/dry_run_tree.hpp"
 #include "beatnik/base/complex.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/cart_grid.hpp"
@@ -44,8 +45,18 @@ struct Planner {
     const int a = world_of_grid[g], b = world_of_grid[h];
     out.per_rank[a].add_message(pattern, locality(g, h), bytes);
     if (record) open_of(pattern)[a].emplace_back(b, bytes);
-    if (a == b) return;
-    out.matrix[a][b] += bytes;
+    if (a != b) link(pattern, a, b, a, b, bytes);
+  }
+  // A one-sided get: accounted by the reader g (the owner h's locality), the bytes travel h -> g.
+  // Not recorded as an exchange (the message sets replay sends).
+  void get(const std::string& pattern, int g, int h, long bytes) {
+    const int a = world_of_grid[g], b = world_of_grid[h];
+    out.per_rank[a].add_message(pattern, locality(g, h), bytes);
+    if (a != b) link(pattern, a, b, b, a, bytes);
+  }
+  // World rank a talks to b (its degree); `bytes` travel from src to dst (the matrix).
+  void link(const std::string& pattern, int a, int b, int src, int dst, long bytes) {
+    out.matrix[src][dst] += bytes;
     peers_all[a].insert(b);
     auto& p = peers[pattern];
     if (p.empty()) p.resize(out.ranks);
@@ -66,15 +77,29 @@ struct Planner {
 // surface: to_spatial (48 B a particle), ghosts (48 B a copy), to_surface (24 B back), with the
 // accounting of comm::Migrator (one message per non-empty block, self included; one call per
 // exchange on every rank).
+// The particles to their spatial owners (48 B each) and their velocities back (24 B), as the
+// cutoff and tree solvers migrate them.
+void plan_migration(Planner& p, const std::vector<std::map<int, long>>& to_spatial, int g) {
+  constexpr long there = model::kParticleWidth * long(sizeof(double)), back = model::kVelocityWidth * long(sizeof(double));
+  for (const auto& [o, n] : to_spatial[g]) {
+    p.message("migrate", g, o, n * there);
+    p.message("migrate", o, g, n * back);
+  }
+}
+
+std::string estimated_note(const char* patterns) {
+  return std::string(patterns) +
+         " are ESTIMATED from the initial surface (exact for the first Birkhoff-Rott call; every one of the " +
+         std::to_string(kDryRunBRCallsPerStep) + " calls per step is counted as that first one, so later steps' "
+         "motion is not seen)";
+}
+
 void plan_cutoff(Planner& p, const RunConfig& c, int ranks) {
   const CutoffCallEstimate e = estimate_cutoff_call(c);
-  constexpr long there = model::kParticleWidth * long(sizeof(double)), back = model::kVelocityWidth * long(sizeof(double));
+  constexpr long there = model::kParticleWidth * long(sizeof(double));
   for (int k = 0; k < kDryRunBRCallsPerStep; ++k) {
     for (int g = 0; g < ranks; ++g) {
-      for (const auto& [o, n] : e.to_spatial[g]) {
-        p.message("migrate", g, o, n * there);
-        p.message("migrate", o, g, n * back);
-      }
+      plan_migration(p, e.to_spatial, g);
       for (const auto& [t, n] : e.ghosts[g]) p.message("ghost", g, t, n * there);
       p.call("migrate", g);
       p.call("migrate", g);
@@ -82,10 +107,31 @@ void plan_cutoff(Planner& p, const RunConfig& c, int ranks) {
     }
   }
   p.out.estimated = {"ghost", "migrate"};
-  p.out.notes.push_back(
-      "migrate and ghost are ESTIMATED from the initial surface (exact for the first Birkhoff-Rott call; "
-      "every one of the " + std::to_string(kDryRunBRCallsPerStep) +
-      " calls per step is counted as that first one, so later steps' motion is not seen)");
+  p.out.notes.push_back(estimated_note("migrate and ghost"));
+}
+
+// The tree solver's messages of every Birkhoff-Rott call, each estimated from the initial
+// surface: to_spatial, the LET (pushed blocks or pulled gets; one exchange on every rank),
+// to_surface.
+void plan_tree(Planner& p, const RunConfig& c, int ranks, bool record) {
+  const TreeCallEstimate e = estimate_tree_call(c);
+  if (e.pulled && record)
+    p.out.unplanned.push_back("let: the rma strategy's one-sided gets are not replayed as messages");
+  for (int k = 0; k < kDryRunBRCallsPerStep; ++k) {
+    for (int g = 0; g < ranks; ++g) {
+      plan_migration(p, e.to_spatial, g);
+      for (const auto& [peer, bytes] : e.let[g]) {
+        if (e.pulled) p.get("let", g, peer, bytes);
+        else p.message("let", g, peer, bytes);
+      }
+      p.call("migrate", g);
+      p.call("migrate", g);
+      p.call("let", g);
+    }
+  }
+  if (e.pulled) p.out.exchanges.erase("let");
+  p.out.estimated = {"let", "migrate"};
+  p.out.notes.push_back(estimated_note("migrate and let"));
 }
 
 }  // namespace
@@ -98,14 +144,8 @@ bool dry_run_uses_nccl(const RunConfig& c, int ranks) {
 DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanOptions opt) {
   const bool br = c.model.order != model::Order::Low;
   const bool cutoff = br && c.model.br.cutoff_solver;
-  // The tree solver's locally essential tree depends on the particles' positions and is neither
-  // planned nor estimated (it has no ring pass either).
-  const bool tree = br && c.model.br.tree_solver && ranks > 1;
-  if (tree && !opt.skip_unplanned)
-    throw NotAvailable("--dry-run with -S tree on several ranks: the locally essential tree's messages depend on "
-                       "the particles' positions and are not planned yet (use -S exact or cutoff)");
+  const bool tree = br && c.model.br.tree_solver;
   DryRunPlan out;
-  if (tree) out.unplanned.push_back("let: the tree solver's locally essential tree depends on the particles' positions");
   out.nccl = dry_run_uses_nccl(c, ranks);
   out.ranks = ranks;
   out.ranks_per_node = ranks_per_node > 0 ? ranks_per_node : ranks;
@@ -209,6 +249,8 @@ DryRunPlan plan_dry_run(const RunConfig& c, int ranks, int ranks_per_node, PlanO
 
   // The cutoff solver's migration and ghosts, estimated from the initial surface.
   if (cutoff) plan_cutoff(p, c, ranks);
+  // The tree solver's migration and locally essential tree, estimated likewise.
+  if (tree) plan_tree(p, c, ranks, opt.exchanges);
 
   // Ring pass of the exact Birkhoff-Rott solver: 6 doubles per owned node (medium and high).
   if (br && !cutoff && !tree && ranks > 1) {

@@ -50,7 +50,10 @@ void record_step_load(model::BRSolver* solver, LoadSeries& series) {
 
 void discard_loads(model::BRSolver* solver) {
   if (auto* cutoff = dynamic_cast<model::CutoffBRSolver*>(solver)) cutoff->take_loads();
-  if (auto* tree = dynamic_cast<model::TreeBRSolver*>(solver)) tree->take_loads();
+  if (auto* tree = dynamic_cast<model::TreeBRSolver*>(solver)) {
+    tree->take_loads();
+    tree->reset_totals();
+  }
 }
 
 }  // namespace beatnik::app

@@ -21,7 +21,8 @@ struct LoadSeries {
 // Takes the loads of the step just run from a cutoff or tree solver and appends one row;
 // nothing for the other solvers.
 void record_step_load(model::BRSolver* solver, LoadSeries& series);
-// Drops a solver's loads without recording them (the skeleton's calibration steps).
+// Drops a solver's loads (and the tree's interaction totals) without recording them (the
+// skeleton's calibration steps).
 void discard_loads(model::BRSolver* solver);
 
 }  // namespace beatnik::app

@@ -14,6 +14,14 @@
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::app {
+namespace {
+
+// The cutoff and tree solvers' messages follow the particles: their positions keep the initial surface.
+bool follows_particles(const RunConfig& c) {
+  return c.model.order != model::Order::Low && (c.model.br.cutoff_solver || c.model.br.tree_solver);
+}
+
+}  // namespace
 
 void configure_skeleton(const Options& o, RunConfig& c) {
   const bool compute_given = o.skeleton_compute != "none";
@@ -50,8 +58,6 @@ void configure_skeleton(const Options& o, RunConfig& c) {
   if (bad)
     throw InputError(std::string("--skeleton runs no physics (its fields hold NaN): ") + bad +
                      " cannot be used with it");
-  // The tree's structure depends on the positions, and it has no compute switch yet.
-  if (o.solver == "tree") throw NotAvailable("--skeleton with -S tree: not available yet (use -S exact or cutoff)");
 }
 
 std::string skeleton_compute_name(const RunConfig& c) {
@@ -67,8 +73,8 @@ nlohmann::json skeleton_json(const Simulation& sim) {
   j["scale"] = c.skeleton_scale;
   j["measured_steps"] = c.skeleton_scale > 0 ? kSkeletonMeasureSteps : 0;
   j["stand_in_seconds_per_call_rank0"] = sim.compute_gate().stand_in_seconds();
-  j["positions"] = c.model.order != model::Order::Low && c.model.br.cutoff_solver
-                       ? "initial surface (the cutoff migration follows it every step)"
+  j["positions"] = follows_particles(c)
+                       ? "initial surface (the particle solver's migration follows it every step)"
                        : "poisoned";
   return j;
 }
@@ -81,8 +87,8 @@ std::string skeleton_banner(const Simulation& sim) {
                                : fmt::format("{:g} x its time measured in {} real steps", c.skeleton_scale,
                                              kSkeletonMeasureSteps);
   return fmt::format("communication only; each compute phase replaced by {}; physics fields poisoned (NaN){}", what,
-                     c.model.order != model::Order::Low && c.model.br.cutoff_solver
-                         ? ", positions kept: the cutoff migration uses the initial surface every step"
+                     follows_particles(c)
+                         ? ", positions kept: the particle solver's messages follow the initial surface every step"
                          : "");
 }
 
@@ -107,9 +113,9 @@ void Simulation::start_skeleton() {
     model_->gather(state_);
   }
   gate_.skip_all(per_call, config_.skeleton_scale);
-  // Poison the physics: every value NaN, ghosts included. The cutoff solver's migration follows
-  // the positions, so with it they keep the initial surface (and are never written again).
-  const bool keep_positions = config_.model.order != model::Order::Low && config_.model.br.cutoff_solver;
+  // Poison the physics: every value NaN, ghosts included. The cutoff and tree solvers' messages
+  // follow the positions, so with them they keep the initial surface (and are never written again).
+  const bool keep_positions = follows_particles(config_);
   const std::vector<double> nan(static_cast<size_t>(state_.layout().plane()),
                                 std::numeric_limits<double>::quiet_NaN());
   for (int c = keep_positions ? model::kW1 : 0; c < state_.ncomp(); ++c)

@@ -55,19 +55,28 @@ void TraceRecorder::phase_stop(const std::string& name, double t) {
   events_.push_back(e);
 }
 
-void TraceRecorder::message(Kind kind, const std::string& pattern, const void* owner, int peer, long bytes,
-                            double t0) {
-  if (!recording() || !room()) return;
+bool TraceRecorder::add_message(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1) {
+  if (!recording() || !room()) return false;
   Event e;
-  e.t0 = e.t1 = t0;
+  e.t0 = t0;
+  e.t1 = t1;
   e.bytes = bytes;
   e.name = intern(pattern);
   e.peer = peer;
   e.step = static_cast<std::int32_t>(step_);
   e.kind = kind;
   e.seq = calls_[e.name];
-  open_messages_[owner].push_back(events_.size());
   events_.push_back(e);
+  return true;
+}
+
+void TraceRecorder::message(Kind kind, const std::string& pattern, const void* owner, int peer, long bytes,
+                            double t0) {
+  if (add_message(kind, pattern, peer, bytes, t0, t0)) open_messages_[owner].push_back(events_.size() - 1);
+}
+
+void TraceRecorder::transfer(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1) {
+  add_message(kind, pattern, peer, bytes, t0, t1);
 }
 
 void TraceRecorder::complete(const std::string& pattern, const void* owner, double t1) {

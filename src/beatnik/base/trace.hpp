@@ -22,7 +22,9 @@ namespace beatnik {
 
 class TraceRecorder {
  public:
-  enum Kind : std::int32_t { Phase = 0, Send = 1, Recv = 2 };
+  // Get: a one-sided read (MPI_Get) recorded by the rank that reads, `peer` the rank read from;
+  // the owner records nothing (it takes no part in a passive-target get).
+  enum Kind : std::int32_t { Phase = 0, Send = 1, Recv = 2, Get = 3 };
   struct Event {
     double t0 = 0, t1 = 0;     // wall seconds (wall_seconds())
     std::int64_t bytes = 0;    // messages only
@@ -47,6 +49,8 @@ class TraceRecorder {
   void phase_stop(const std::string& name, double t);
   // A message of `pattern` posted by `owner` (the pattern object) at t0; open until complete().
   void message(Kind kind, const std::string& pattern, const void* owner, int peer, long bytes, double t0);
+  // A message whose whole span is known when it is recorded (a get: posted at t0, flushed at t1).
+  void transfer(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1);
   // The call of `pattern` by `owner` ended (also when it had no message on this rank): its
   // messages end at t1 and the pattern's call count moves on.
   void complete(const std::string& pattern, const void* owner, double t1);
@@ -59,6 +63,8 @@ class TraceRecorder {
  private:
   int intern(const std::string& name);
   bool room();
+  // Records a message event (false: not recording, or no room).
+  bool add_message(Kind kind, const std::string& pattern, int peer, long bytes, double t0, double t1);
   std::size_t max_events_;
   long step_ = 0;
   long dropped_ = 0;

@@ -25,6 +25,10 @@ class MessageTrace {
   void recv(const std::string& pattern, const void* owner, MPI_Comm comm, int peer, long bytes, double t0) {
     recorder_.message(TraceRecorder::Recv, pattern, owner, world_rank(comm, peer), bytes, t0);
   }
+  // A one-sided read of `bytes` from `peer` (a rank of `comm`), posted at t0 and complete at t1.
+  void get(const std::string& pattern, MPI_Comm comm, int peer, long bytes, double t0, double t1) {
+    recorder_.transfer(TraceRecorder::Get, pattern, world_rank(comm, peer), bytes, t0, t1);
+  }
   // The exchange `owner` posted has completed on this rank.
   void complete(const std::string& pattern, const void* owner, double t1) { recorder_.complete(pattern, owner, t1); }
 

@@ -35,9 +35,8 @@ cudaStream_t kernel_stream() { return static_cast<cudaStream_t>(exec::work_strea
 void nccl_check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw Error(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(r));
 }
-#endif
 
-// Ranks of `comm` -> ranks of `world` for the given peers.
+// Ranks of `comm` -> ranks of `world` for the given peers (NCCL addresses world ranks only).
 void translate(MPI_Comm comm, MPI_Comm world, std::vector<int>& peers) {
   if (peers.empty()) return;
   MPI_Group g, w;
@@ -50,6 +49,7 @@ void translate(MPI_Comm comm, MPI_Comm world, std::vector<int>& peers) {
   MPI_Group_free(&w);
   peers.swap(out);
 }
+#endif
 
 }  // namespace
 

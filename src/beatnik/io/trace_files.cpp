@@ -29,8 +29,20 @@ std::string escaped(const std::string& s) {
 
 double micros(double seconds) { return seconds * 1e6; }
 
-// Message tracks of a rank: sends to peer p on thread 1 + 2p, receives from p on 2 + 2p.
-int track(const Event& e) { return e.kind == TraceRecorder::Send ? 1 + 2 * e.peer : 2 + 2 * e.peer; }
+// Message tracks of a rank: sends to peer p on thread 1 + 3p, receives from p on 2 + 3p, gets
+// from p on 3 + 3p.
+int track(const Event& e) { return e.kind + 3 * e.peer; }
+
+const char* track_name(const Event& e) {
+  return e.kind == TraceRecorder::Send ? "send to" : e.kind == TraceRecorder::Recv ? "recv from" : "get from";
+}
+
+// A get in the GOAL file (which has only sends and receives): the reader sends a request of 0
+// bytes to the owner, the owner answers with the data; tags after the matched pairs' ones.
+struct GoalGet {
+  int reader = 0, owner = 0;
+  long bytes = 0, request_tag = 0, reply_tag = 0;
+};
 
 }  // namespace
 
@@ -114,7 +126,7 @@ void write_chrome_trace(const std::string& path, const GatheredTrace& t, const s
     std::map<int, std::string> tracks;
     for (const Event& e : rk.events)
       if (e.kind != TraceRecorder::Phase)
-        tracks.emplace(track(e), fmt::format("{} rank {}", e.kind == TraceRecorder::Send ? "send to" : "recv from", e.peer));
+        tracks.emplace(track(e), fmt::format("{} rank {}", track_name(e), e.peer));
     for (const auto& [tid, name] : tracks)
       put(fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}", r,
                       tid, name));
@@ -129,11 +141,11 @@ void write_chrome_trace(const std::string& path, const GatheredTrace& t, const s
         continue;
       }
       const bool send = e.kind == TraceRecorder::Send;
-      const long tag = send ? send_tag[r][i] : recv_tag[r][i];
+      const char* cat = send ? "send" : e.kind == TraceRecorder::Recv ? "recv" : "get";
+      const long tag = send ? send_tag[r][i] : e.kind == TraceRecorder::Recv ? recv_tag[r][i] : -1;
       put(fmt::format("{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":\"{} {}\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f},"
                       "\"args\":{{\"pattern\":\"{}\",\"peer\":{},\"bytes\":{},\"step\":{},\"seq\":{},\"tag\":{}}}}}",
-                      send ? "send" : "recv", name, send ? "send" : "recv", r, track(e), ts, dur, name, e.peer,
-                      e.bytes, e.step, e.seq, tag));
+                      cat, name, cat, r, track(e), ts, dur, name, e.peer, e.bytes, e.step, e.seq, tag));
     }
   }
   // Flow arrows: from the start of each send to the end of its receive.
@@ -162,6 +174,21 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
     send_tag[x.src][x.send] = x.tag;
     recv_tag[x.dst][x.recv] = x.tag;
   }
+  // The measured steps' gets (their index in send_tag's place), and per owner the ones it serves.
+  long next_tag = 0;
+  for (const MatchedMessage& x : m) next_tag = std::max(next_tag, x.tag + 1);
+  std::vector<GoalGet> gets;
+  std::vector<std::vector<std::size_t>> served(n);
+  for (int r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < t.ranks[r].events.size(); ++i) {
+      const Event& e = t.ranks[r].events[i];
+      const bool other = e.peer != r && e.peer >= 0 && e.peer < n;
+      if (e.kind != TraceRecorder::Get || e.step < t.first_measured_step || !other) continue;
+      send_tag[r][i] = static_cast<long>(gets.size());
+      served[e.peer].push_back(gets.size());
+      gets.push_back(GoalGet{r, e.peer, e.bytes, next_tag, next_tag + 1});
+      next_tag += 2;
+    }
   std::string s = fmt::format("# beatnik --trace-goal: steps {} and later, {} ranks; calc in nanoseconds\nnum_ranks {}\n",
                               t.first_measured_step, n, n);
   for (int r = 0; r < n; ++r) {
@@ -172,7 +199,7 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
       if (ev[i].step < t.first_measured_step) continue;
       begin = std::min(begin, ev[i].t0);
       end = std::max(end, ev[i].t1);
-      const long tag = ev[i].kind == TraceRecorder::Send ? send_tag[r][i] : recv_tag[r][i];
+      const long tag = ev[i].kind == TraceRecorder::Recv ? recv_tag[r][i] : send_tag[r][i];
       if (ev[i].kind != TraceRecorder::Phase && tag >= 0) msgs.push_back(i);
     }
     std::stable_sort(msgs.begin(), msgs.end(), [&](std::size_t a, std::size_t b) { return ev[a].t0 < ev[b].t0; });
@@ -198,6 +225,18 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
       double done = head.t0;
       for (std::size_t q = k; q < e; ++q) {
         const Event& x = ev[msgs[q]];
+        if (x.kind == TraceRecorder::Get) {  // the request, and the data answering it
+          const GoalGet& g = gets[size_t(send_tag[r][msgs[q]])];
+          s += fmt::format("l{}: send 0b to {} tag {}\nl{} requires l{}\n", label + 1, g.owner, g.request_tag,
+                           label + 1, c);
+          s += fmt::format("l{}: recv {}b from {} tag {}\nl{} requires l{}\n", label + 2, g.bytes, g.owner, g.reply_tag,
+                           label + 2, c);
+          previous.push_back(label + 1);
+          previous.push_back(label + 2);
+          label += 2;
+          done = std::max(done, x.t1);
+          continue;
+        }
         const long id = ++label;
         if (x.kind == TraceRecorder::Send)
           s += fmt::format("l{}: send {}b to {} tag {}\n", id, x.bytes, x.peer, send_tag[r][msgs[q]]);
@@ -211,6 +250,15 @@ void write_goal(const std::string& path, const GatheredTrace& t, const std::vect
       k = e;
     }
     if (std::isfinite(end) && end > cursor) calc(end - cursor);
+    // The gets other ranks made of this one: passive, so outside its chain (no calc precedes
+    // them); each answer leaves when its request has arrived.
+    for (std::size_t k : served[r]) {
+      const GoalGet& g = gets[k];
+      s += fmt::format("l{}: recv 0b from {} tag {}\n", label + 1, g.reader, g.request_tag);
+      s += fmt::format("l{}: send {}b to {} tag {}\nl{} requires l{}\n", label + 2, g.bytes, g.reader, g.reply_tag,
+                       label + 2, label + 1);
+      label += 2;
+    }
     s += "}\n";
   }
   write_file_checked(path, s);

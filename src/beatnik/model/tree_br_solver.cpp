@@ -161,12 +161,13 @@ TreeParameters tree_parameters(double tolerance) {
 }
 
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
-                           double epsilon, comm::CommStats* stats, Timers* timers)
+                           double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate)
     : mesh_(mesh),
       space_(space),
       settings_(settings),
       eps_(epsilon),
       timers_(timers),
+      gate_(gate),
       spatial_(mesh.grid().comm(), mesh.grid().dims(),
                {-0.5 * mesh.geometry().period[0], -0.5 * mesh.geometry().period[1]},
                {0.5 * mesh.geometry().period[0], 0.5 * mesh.geometry().period[1]}, settings.partition,
@@ -178,12 +179,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
-  const auto& geo = mesh.geometry();
-  BRImages images;
-  images.k = settings.images;
-  images.centred = settings.centred;
-  for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
-  rules_ = tree::make_rules(images, settings.tree_theta);
+  rules_ = tree_rules(settings, mesh.geometry());
   n_ = mesh.layout().owned_count();
   pts_.resize(6 * n_);
   keys_.resize(n_);
@@ -264,7 +260,8 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   {
     Timers::Scope t(timers_, "br.tree.low");
     low_.resize(sources_.size());
-    for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
+    if (!computes(gate_)) gate_->stand_in("br.tree.low");
+    else for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
   }
   {
     Timers::Scope t(timers_, "br.tree.compute");
@@ -315,36 +312,30 @@ void TreeBRSolver::to_spatial() {
   for (long c : recv_counts_) nown_ += c;
 }
 
-// The tree over the owned particles, and the particles in tree order (sources_[0]).
-void TreeBRSolver::build() {
-  const long n = nown_;
-  own_.resize(6 * n);
-  const double* rec = recv_.data();
-#pragma omp parallel for
-  for (long k = 0; k < n; ++k)
-    for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
-  tree_.build(own_.data(), own_.data() + n, own_.data() + 2 * n, n, settings_.tree_leaf);
-  const std::vector<long>& order = tree_.order();
-  sources_.resize(1);
-  tree::SourceTree& t = sources_[0];
+void build_source_tree(search::ClusterTree& tree, const double* own, long n, int leaf, tree::SourceTree& t) {
+  tree.build(own, own + n, own + 2 * n, n, leaf);
+  const std::vector<long>& order = tree.order();
   t.n = n;
   t.remote = false;
-  t.clusters = tree_.clusters();
+  t.clusters = tree.clusters();
   t.full.assign(t.clusters.size(), 1);
   t.pts.resize(6 * n);
 #pragma omp parallel for
   for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 6; ++c) t.pts[c * n + q] = own_[c * n + order[q]];
-  load_.clusters = static_cast<long>(t.clusters.size());
+    for (int c = 0; c < 6; ++c) t.pts[c * n + q] = own[c * n + order[q]];
 }
 
-// Proxy sources of every cluster with more sources than proxies, straight from its sources.
-void TreeBRSolver::upward() {
-  tree::SourceTree& t = sources_[0];
+tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
+  BRImages images;
+  images.k = settings.images;
+  images.centred = settings.centred;
+  for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
+  return tree::make_rules(images, settings.tree_theta);
+}
+
+std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
   const auto& cl = t.clusters;
   const int nc = static_cast<int>(cl.size());
-  const int p = settings_.tree_degree;
-  const double theta = settings_.tree_theta;
   t.proxy_start.assign(nc, -1);
   t.proxy_count.assign(nc, 0);
   long total = 0;
@@ -358,6 +349,29 @@ void TreeBRSolver::upward() {
     }
   }
   t.proxies.assign(total, 0.0);
+  return deg;
+}
+
+// The tree over the owned particles, and the particles in tree order (sources_[0]).
+void TreeBRSolver::build() {
+  const long n = nown_;
+  own_.resize(6 * n);
+  const double* rec = recv_.data();
+#pragma omp parallel for
+  for (long k = 0; k < n; ++k)
+    for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
+  sources_.resize(1);
+  build_source_tree(tree_, own_.data(), n, settings_.tree_leaf, sources_[0]);
+  load_.clusters = static_cast<long>(sources_[0].clusters.size());
+}
+
+// Proxy sources of every cluster with more sources than proxies, straight from its sources.
+void TreeBRSolver::upward() {
+  tree::SourceTree& t = sources_[0];
+  const auto& cl = t.clusters;
+  const int nc = static_cast<int>(cl.size());
+  const std::vector<int> deg = layout_proxies(t, settings_.tree_degree, settings_.tree_theta);
+  if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
 #pragma omp parallel for schedule(dynamic, 1)
   for (int c = 0; c < nc; ++c)
     if (t.proxy_start[c] >= 0)
@@ -466,6 +480,7 @@ void TreeBRSolver::exchange_let() {
 // The interaction lists of every batch: each image the batch's pairs can take, down this rank's
 // tree and each LET part.
 void TreeBRSolver::lists() {
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
   const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = nown_ > 0 ? static_cast<int>(leaves.size()) : 0;
@@ -553,6 +568,7 @@ void TreeBRSolver::near_ranges(int b, std::vector<BRSourceRange>& ranges) const 
 
 void TreeBRSolver::near() {
   acc_near_.assign(3 * sources_[0].n, 0.0);
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.near");  // zero velocities go back
   load_.direct_pairs = device_ ? sums_device(false, acc_near_.data()) : sums_host(false, acc_near_.data());
 }
 
@@ -576,6 +592,7 @@ void TreeBRSolver::far() {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.far");
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = static_cast<int>(far_.size());

@@ -22,10 +22,13 @@
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
 // br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far inside it),
-// br.tree.to_surface.
+// br.tree.to_surface. Skeleton mode (a skipping gate): the migrations, tree build and LET run on
+// the positions as they are (the messages follow them); the proxies' interpolation (upward), the
+// lower-degree sets, the lists and the sums stand in, and the velocities returned are zero.
 #include <memory>
 #include <vector>
 
+#include "beatnik/base/compute_gate.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/let/let_exchange.hpp"
@@ -51,6 +54,16 @@ struct TreeParameters {
 TreeParameters tree_parameters(double tolerance);
 inline constexpr int kTreeMaxDegree = 24;
 
+// The walk's rules (images, θ) of a run's settings on its geometry.
+tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo);
+// This rank's own SourceTree from its particles `own` ([x|y|z|qx|qy|qz], n each, in the order
+// they arrived): `tree` built over them (leaf size `leaf`), the particles in tree order. Shared
+// with the dry run (app/dry_run_tree.hpp), which must build the same tree.
+void build_source_tree(search::ClusterTree& tree, const double* own, long n, int leaf, tree::SourceTree& t);
+// Which clusters of t get degree-p proxies valid at θ (more sources than proxies) and where: sets
+// proxy_start / proxy_count and sizes t.proxies (zeros); returns each cluster's 3 side degrees.
+std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
+
 // One velocity() call on this rank.
 struct TreeLoad {
   long surface = 0;         // owned surface nodes
@@ -67,7 +80,7 @@ struct TreeLoad {
 class TreeBRSolver : public BRSolver {
  public:
   TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings, double epsilon,
-               comm::CommStats* stats, Timers* timers);
+               comm::CommStats* stats, Timers* timers, const ComputeGate* gate = nullptr);
   void velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) override;
   size_t buffer_bytes() const override;
   std::vector<TreeLoad> take_loads();
@@ -76,6 +89,7 @@ class TreeBRSolver : public BRSolver {
     long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
   };
   const Totals& totals() const { return totals_; }
+  void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's
   const mesh::SpatialDecomposition& spatial() const { return spatial_; }
 
  private:
@@ -116,6 +130,7 @@ class TreeBRSolver : public BRSolver {
   BRSettings settings_;
   double eps_;
   Timers* timers_;
+  const ComputeGate* gate_;  // skeleton mode: upward, low and compute stand in
   int rank_ = 0, size_ = 1;
   tree::Rules rules_;
   long n_ = 0;     // owned surface nodes

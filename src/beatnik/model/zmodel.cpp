@@ -34,8 +34,8 @@ ZModel::ZModel(const mesh::SurfaceMesh& mesh, exec::Space space, const ModelPara
     const GhostedLayout owned{mesh.layout().ni, mesh.layout().nj, 0};
     omega_ = mesh::Field(space, owned, 3);
     br_u_ = mesh::Field(space, owned, 3);
-    if (params.br.tree_solver)  // refused with --skeleton (app/skeleton.cpp): no gate
-      br_ = std::make_unique<TreeBRSolver>(mesh, space, params.br, params.epsilon, stats, timers);
+    if (params.br.tree_solver)
+      br_ = std::make_unique<TreeBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
     else if (params.br.cutoff_solver)
       br_ = std::make_unique<CutoffBRSolver>(mesh, space, params.br, params.epsilon, stats, timers, gate);
     else

@@ -22,7 +22,9 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/comm/let/let_strategy.hpp"
+#include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
 
 namespace beatnik::comm::let {
@@ -58,7 +60,11 @@ class Rma final : public Strategy {
             exec::Buffer<double>& recv) override {
     recv_counts.assign(size_, 0);
     if (stats_) stats_->add_call("let");
-    if (size_ == 1) return;  // no other tree: no window, nothing to walk
+    MessageTrace* trace = stats_ ? stats_->trace() : nullptr;
+    if (size_ == 1) {  // no other tree: no window, nothing to walk
+      if (trace) trace->complete("let", this, wall_seconds());
+      return;
+    }
     expose(mine);
     const int ns = static_cast<int>(mine.size());
     std::vector<std::vector<Span>> want(size_);
@@ -70,6 +76,7 @@ class Rma final : public Strategy {
     }
     for (;;) {
       bool any = false;
+      const double t0 = trace ? wall_seconds() : 0.0;
       for (int o = 0; o < size_; ++o) {
         if (want[o].empty()) continue;
         any = true;
@@ -77,6 +84,11 @@ class Rma final : public Strategy {
       }
       if (!any) break;
       check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all (LET)");  // this round's gets are here
+      // --trace: each get from its owner, spanning the round (posted together, flushed together).
+      const double t1 = trace ? wall_seconds() : 0.0;
+      for (int o = 0; trace && o < size_; ++o)
+        if (!want[o].empty() && !got[o].empty())
+          trace->get("let", comm_, o, long(got[o].size() * sizeof(double)), t0, t1);
       for (int o = 0; o < size_; ++o) {
         if (want[o].empty()) continue;
         want[o].clear();
@@ -92,6 +104,7 @@ class Rma final : public Strategy {
       if (recv_counts[o] > 0) walk.write_block(o, at);
       at += recv_counts[o];
     }
+    if (trace) trace->complete("let", this, wall_seconds());  // the call's count moves on
   }
 
  private:
@@ -154,7 +167,7 @@ class Rma final : public Strategy {
   }
 
   // One MPI_Get of owner o's spans (into `into`, concatenated in order), accounted here: the
-  // owner does not see it. (Nor does --trace: a get has no send on the owner's side to pair.)
+  // owner does not see it (--trace records it here too, as a get from o).
   void get(int o, int ns, const std::vector<Span>& spans, std::vector<double>& into) {
     const long* sz = &sizes_[size_t(o) * (ns + 1) + 1];
     std::vector<long> first(ns + 1, 0);  // each section's first double in o's window
