@@ -38,10 +38,9 @@ inline int nearest_image(double sep, double L, double h) {
   return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
 }
 
-// The first k in [0, n) where pred(k) is false (pred true on a prefix).
+// The first k in [lo, hi) where pred(k) is false (pred true on a prefix), else hi.
 template <class P>
-long first_false(long n, P pred) {
-  long lo = 0, hi = n;
+long first_false(long lo, long hi, P pred) {
   while (lo < hi) {
     const long mid = lo + (hi - lo) / 2;
     if (pred(mid)) lo = mid + 1;
@@ -56,6 +55,7 @@ inline void direct(const EdgeTable& t, long k0, long k1, double ox, double oy, d
   const long n = t.n;
   const double *xs = t.src.data(), *ys = xs + n, *zs = ys + n, *qx = zs + n, *qy = qx + n, *qz = qy + n;
   double vx = 0.0, vy = 0.0, vz = 0.0;
+#pragma omp simd reduction(+ : vx, vy, vz)
   for (long k = k0; k < k1; ++k)
     br_pair(x, y, z, xs[k] + ox, ys[k] + oy, zs[k], qx[k], qy[k], qz[k], eps, vx, vy, vz);
   ux += sign * vx;
@@ -65,6 +65,9 @@ inline void direct(const EdgeTable& t, long k0, long k1, double ox, double oy, d
 
 }  // namespace
 
+// Compiled for AVX-512, AVX2 and baseline, as the tree's portable pair kernel (br_targets_host.cpp):
+// the proxy loop runs in the widest lanes this CPU has.
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
               const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts) {
   const int d = t.axis, mm = d == 0 ? mx : my, m = t.m;
@@ -73,12 +76,27 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   const double* key = t.src.data() + d * t.n;
   const double *px = t.proxies, *py = px + m, *pz = py + m;
   const long B = t.block, rows = t.n / B;
+  if (nt <= 0 || t.n <= 0) return;
+  // a₀ is non-increasing along the sorted sources: those before lo are beyond the window's upper
+  // end (a₀ > m + K), those from hi on below its lower end (a₀ < m − K). a₀ is non-decreasing in
+  // the target's coordinate r, so every target's lo and hi lie between those of the batch's
+  // extreme r: each search runs over that slab only.
+  auto cut_lo = [&](double r, long a, long b) {
+    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) > mm + img.k; });
+  };
+  auto cut_hi = [&](double r, long a, long b) {
+    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) >= mm - img.k; });
+  };
+  const double* tr = d == 0 ? tx : ty;
+  double rmin = tr[0], rmax = tr[0];
+  for (long q = 1; q < nt; ++q) {
+    rmin = std::min(rmin, tr[q]);
+    rmax = std::max(rmax, tr[q]);
+  }
+  const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
+  const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
   for (long q = 0; q < nt; ++q) {
-    const double r = d == 0 ? tx[q] : ty[q];
-    // a₀ is non-increasing along the sorted sources: those before lo are beyond the window's
-    // upper end (a₀ > m + K), those from hi on below its lower end (a₀ < m − K).
-    const long lo = first_false(t.n, [&](long k) { return nearest_image(r - key[k], L, h) > mm + img.k; });
-    const long hi = first_false(t.n, [&](long k) { return nearest_image(r - key[k], L, h) >= mm - img.k; });
+    const long lo = cut_lo(tr[q], lo0, lo1), hi = cut_hi(tr[q], hi0, hi1);
     if (hi <= lo) continue;
     // The nearest prefix rows; the sources between a row and the cut are summed directly.
     const long jl = std::min((lo + B / 2) / B, rows), jh = std::min((hi + B / 2) / B, rows);
