@@ -367,21 +367,21 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
     out.near.push_back({s, cluster, mx, my, partial});
   };
   // The separation test on the shifted cluster (for a LET part, also the owner's test against
-  // this rank's whole box).
-  auto separated = [&] {
-    return tree::separated(B, C, mx, my, rules_) || (S.remote && tree::separated(box_, C, mx, my, rules_));
+  // this rank's whole box); with `edge`, the edge terms' stricter one.
+  auto separated = [&](bool edge) {
+    return tree::separated(B, C, mx, my, rules_, edge) || (S.remote && tree::separated(box_, C, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;
     const tree::Cover cv = tree::cover(B, C, mx, my, rules_.images, &cut);
     if (cv == tree::Cover::None) return;
     if (cv == tree::Cover::Partial) {
-      // Cut by the window's edge in one dimension: an edge term through the cheapest valid set
-      // when separated and all its sources are here (tree_edge.hpp); else split (at a corner
-      // down to leaves, each pair tested).
+      // Cut by the window's edge in one dimension: an edge term through the cheapest set valid
+      // at kEdgeMargin·ρ when separated at θ / kEdgeMargin and all its sources are here
+      // (tree_edge.hpp); else split (at a corner down to leaves, each pair tested).
       const int axis = tree::edge_axis(cut);
-      if (rules_.edge && axis >= 0 && S.full[cluster] && separated()) {
-        const int low = cheapest_low(B, s, cluster, mx, my);
+      if (rules_.edge && axis >= 0 && S.full[cluster] && separated(true)) {
+        const int low = cheapest_low(B, s, cluster, mx, my, tree::kEdgeMargin);
         if (low >= 0 || S.proxies_of(cluster)) return out.edge.push_back({s, cluster, mx, my, false, low, axis});
       }
       if (C.leaf()) return direct(true);
@@ -390,7 +390,7 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
     }
   }
   // Every pair takes this image.
-  if (separated()) {
+  if (separated(false)) {
     // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
     const int low = cheapest_low(B, s, cluster, mx, my);
     if (low >= 0) return out.far.push_back({s, cluster, mx, my, false, low});
@@ -404,14 +404,14 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
 }
 
 // The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B
-// at image (mx, my) and has fewer than the degree-p set (−1: none).
-int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my) const {
+// at image (mx, my) (at margin·ρ) and has fewer than the degree-p set (−1: none).
+int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my, double margin) const {
   const LowSets& l = low_[s];
   if (l.first[c] == l.first[c + 1]) return -1;
   const search::Cluster& C = sources_[s].clusters[c];
   const double ox = mx * rules_.images.period[0], oy = my * rules_.images.period[1];
   const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
-  const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+  const double rho = margin * (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
   int best = -1;
   for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
     if (rho < l.theta[k]) best = k;

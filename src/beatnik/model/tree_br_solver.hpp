@@ -111,7 +111,7 @@ class TreeBRSolver : public BRSolver {
   void upward();
   void exchange_let();
   void low_sets(int tree);
-  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my) const;
+  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
   void lists();
   void near();
   void far();

@@ -58,11 +58,11 @@ Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, 
   return partial ? Cover::Partial : Cover::Full;
 }
 
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r) {
+bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge) {
   const double ox = mx * r.images.period[0], oy = my * r.images.period[1];
   const double dx = b.centre(0) - c.centre(0) - ox, dy = b.centre(1) - c.centre(1) - oy, dz = b.centre(2) - c.centre(2);
   const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
-  return b.radius() + c.radius() < r.theta * R;
+  return b.radius() + c.radius() < (edge ? r.theta / kEdgeMargin : r.theta) * R;
 }
 
 void box_record(const SourceTree& t, double* out) {
@@ -100,7 +100,7 @@ void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_pro
     if (cv == Cover::Partial) {
       // Cut by the window's edge in one dimension and separated from T: whole, for the receiver's
       // edge terms (its batches inside T see at most this cut, and separation from T).
-      if (r.edge && edge_axis(cut) >= 0 && separated(target, C, v.mx, v.my, r)) {
+      if (r.edge && edge_axis(cut) >= 0 && separated(target, C, v.mx, v.my, r, true)) {
         if (has_proxies) proxy[c] = 1;
         return sources.push_back({C.begin, C.end});
       }

@@ -51,8 +51,13 @@ Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, 
             int* cut = nullptr);
 // The one dimension of a Partial cover's `cut` (−1: both, a corner).
 inline int edge_axis(int cut) { return cut == 1 ? 0 : (cut == 2 ? 1 : -1); }
-// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|.
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r);
+// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
+// for an edge term (`edge`) with θ / kEdgeMargin.
+bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge = false);
+// An edge term interpolates part of a cluster, cut by a line: the interpolation errors of its
+// sources no longer cancel over the cluster as for a whole one (measured: 3–5× the error of the
+// same tree without edge terms at ρ < θ), so its sets must be valid at kEdgeMargin·ρ.
+inline constexpr double kEdgeMargin = 1.5;
 // The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
 int nearest(double x, const BRImages& img, int d);
 
