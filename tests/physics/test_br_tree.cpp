@@ -334,14 +334,15 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
   std::vector<long> sizes;
   for (const auto& x : sec) sizes.push_back(x.size);
   const model::tree::SourceTree others = random_tree(2000, 16, L, 11);
-  int compared = 0;
+  int compared = 0, whole = 0;
   for (bool periodic : {true, false})
-    for (double theta : {0.0, 0.3, 0.5, 0.8}) {
+    for (double theta : {0.0, 0.3, 0.5, 0.8})
+    for (bool edge : {false, true}) {  // edge: clusters cut by T's window edge travel whole
       model::BRImages img;
       img.k = 1;
       img.centred = true;
       img.period[0] = img.period[1] = periodic ? L : 0.0;
-      const model::tree::Rules rules = model::tree::make_rules(img, theta);
+      const model::tree::Rules rules = model::tree::make_rules(img, theta, edge);
       // Target boxes: another tree's clusters (the whole box, and smaller ones anywhere), the
       // owner's own root, and a far box.
       std::vector<search::Cluster> targets;
@@ -356,6 +357,11 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
       for (const search::Cluster& T : targets) {
         std::vector<double> pushed;
         const long size = model::tree::pack_let(owner, T, rules, pushed);
+        if (edge) {  // the whole clusters change some blocks
+          std::vector<double> plain;
+          model::tree::pack_let(owner, T, model::tree::make_rules(img, theta, false), plain);
+          whole += plain != pushed;
+        }
         model::tree::LetPull walk(T, rules, 2);
         std::vector<comm::let::Span> want;
         walk.start(1, sizes, want);
@@ -371,12 +377,13 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
         std::vector<double> pulled(walk.block_size(1));
         if (!pulled.empty()) walk.write_block(1, pulled.data());
         EXPECT_EQ(long(pulled.size()), size);
-        EXPECT_EQ(pulled, pushed) << "periodic " << periodic << " theta " << theta;
+        EXPECT_EQ(pulled, pushed) << "periodic " << periodic << " theta " << theta << " edge " << edge;
         EXPECT_LE(walk.rounds(), levels + 1);
         ++compared;
       }
     }
-  EXPECT_GT(compared, 100);
+  EXPECT_GT(compared, 200);
+  EXPECT_GT(whole, 0);
 }
 
 namespace {
