@@ -18,8 +18,11 @@
 #include "beatnik/model/br_check.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/state.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 #include "physics/br_surface_case.hpp"
@@ -331,14 +334,15 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
   std::vector<long> sizes;
   for (const auto& x : sec) sizes.push_back(x.size);
   const model::tree::SourceTree others = random_tree(2000, 16, L, 11);
-  int compared = 0;
+  int compared = 0, whole = 0;
   for (bool periodic : {true, false})
-    for (double theta : {0.0, 0.3, 0.5, 0.8}) {
+    for (double theta : {0.0, 0.3, 0.5, 0.8})
+    for (bool edge : {false, true}) {  // edge: clusters cut by T's window edge travel whole
       model::BRImages img;
       img.k = 1;
       img.centred = true;
       img.period[0] = img.period[1] = periodic ? L : 0.0;
-      const model::tree::Rules rules = model::tree::make_rules(img, theta);
+      const model::tree::Rules rules = model::tree::make_rules(img, theta, edge);
       // Target boxes: another tree's clusters (the whole box, and smaller ones anywhere), the
       // owner's own root, and a far box.
       std::vector<search::Cluster> targets;
@@ -353,6 +357,11 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
       for (const search::Cluster& T : targets) {
         std::vector<double> pushed;
         const long size = model::tree::pack_let(owner, T, rules, pushed);
+        if (edge) {  // the whole clusters change some blocks
+          std::vector<double> plain;
+          model::tree::pack_let(owner, T, model::tree::make_rules(img, theta, false), plain);
+          whole += plain != pushed;
+        }
         model::tree::LetPull walk(T, rules, 2);
         std::vector<comm::let::Span> want;
         walk.start(1, sizes, want);
@@ -368,12 +377,13 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
         std::vector<double> pulled(walk.block_size(1));
         if (!pulled.empty()) walk.write_block(1, pulled.data());
         EXPECT_EQ(long(pulled.size()), size);
-        EXPECT_EQ(pulled, pushed) << "periodic " << periodic << " theta " << theta;
+        EXPECT_EQ(pulled, pushed) << "periodic " << periodic << " theta " << theta << " edge " << edge;
         EXPECT_LE(walk.rounds(), levels + 1);
         ++compared;
       }
     }
-  EXPECT_GT(compared, 100);
+  EXPECT_GT(compared, 200);
+  EXPECT_GT(whole, 0);
 }
 
 namespace {
@@ -443,4 +453,151 @@ TEST(TreeBR, EveryLetStrategyWithEmptyRanksAndChangingTrees) {
         EXPECT_LE(rel_error(tree, exact, MPI_COMM_WORLD)[1], 1e-12) << e.name << ", " << what;
       }
     }
+}
+
+namespace {
+
+// Sources on a cluster cut by the image window's edge: x on a lattice of 1/64 with repeats (ties
+// in the sorted order), y and z spread; period L = 2, K = 1, centred.
+struct EdgeCase {
+  model::BRImages img;
+  search::Cluster C;
+  std::vector<double> src;  // [x|y|z|qx|qy|qz]
+  long n = 0;
+  EdgeCase() {
+    img.k = 1;
+    img.centred = true;
+    img.period[0] = img.period[1] = 2.0;
+    n = 900;
+    src.resize(6 * n);
+    unsigned s = 5;
+    auto next = [&s] {
+      s = s * 1664525u + 1013904223u;
+      return (s >> 8) / double(1u << 24);
+    };
+    for (long k = 0; k < n; ++k) {
+      src[k] = 0.25 + std::floor(40 * next()) / 64.0;  // [0.25, 0.86], ~22 sources per x
+      src[n + k] = 0.6 * (next() - 0.5);
+      src[2 * n + k] = 0.02 * (next() - 0.5);
+      for (int c = 3; c < 6; ++c) src[c * n + k] = next() - 0.5;
+    }
+    C.begin = 0;
+    C.end = n;
+    for (int d = 0; d < 3; ++d) {
+      C.lo[d] = *std::min_element(&src[d * n], &src[d * n] + n);
+      C.hi[d] = *std::max_element(&src[d * n], &src[d * n] + n);
+    }
+  }
+};
+
+}  // namespace
+
+// An edge term (model/tree_edge.hpp) takes for each target the sources its window holds: the
+// targets sit so that the edge of images mx = 1 and mx = −2 (x) cuts the cluster. With a prefix
+// row per source it equals the proxy set of exactly those sources (the direct window test's
+// set: one source more or less would show far above round-off) to 1e-13; with the solver's rows
+// it is the direct window sum to the interpolation's accuracy (degree 8 at ρ ≈ 0.15).
+TEST(TreeEdge, PrefixTablesTakeTheSourcesOfTheWindow) {
+  const EdgeCase e;
+  const long nt = 64;
+  std::vector<double> t(3 * nt);
+  for (long q = 0; q < nt; ++q) {
+    t[q] = -0.8 + 0.7 * q / double(nt - 1) + 1.0 / 128;  // cuts anywhere in [0.2, 0.9]
+    t[nt + q] = 0.5 * std::sin(double(q));
+    t[2 * nt + q] = 0.01 * std::cos(double(q));
+  }
+  search::Cluster T;  // the targets' box
+  for (int d = 0; d < 3; ++d) {
+    T.lo[d] = *std::min_element(&t[d * nt], &t[d * nt] + nt);
+    T.hi[d] = *std::max_element(&t[d * nt], &t[d * nt] + nt);
+  }
+  int dg[3];
+  const int m = model::tree::grid_degrees(e.C, 8, 0.4, dg);
+  std::vector<double> px(6 * m);
+  model::tree::interpolate(e.C, dg, e.src.data(), e.n, 0, e.n, px.data(), m);
+  const double eps = 0.01;
+  int cut_seen = 0;
+  for (int mx : {1, -2}) {
+    int cut = 0;
+    EXPECT_EQ(model::tree::cover(T, e.C, mx, 0, e.img, &cut), model::tree::Cover::Partial);
+    EXPECT_EQ(model::tree::edge_axis(cut), 0);
+    model::tree::EdgeTable one, rows;
+    model::tree::build_edge_table(e.C, e.src.data(), e.n, 0, dg, px.data(), m, one, 1);
+    model::tree::build_edge_table(e.C, e.src.data(), e.n, 0, dg, px.data(), m, rows);
+    EXPECT_GT(rows.block, 1);
+    std::vector<double> u1(3 * nt, 0.0), ur(3 * nt, 0.0), uw(3 * nt, 0.0), ui(3 * nt, 0.0);
+    model::tree::EdgeCounts c1, cr;
+    model::tree::edge_sum(one, mx, 0, &t[0], &t[nt], &t[2 * nt], nt, e.img, eps, &u1[0], &u1[nt], &u1[2 * nt], c1);
+    model::tree::edge_sum(rows, mx, 0, &t[0], &t[nt], &t[2 * nt], nt, e.img, eps, &ur[0], &ur[nt], &ur[2 * nt], cr);
+    EXPECT_EQ(c1.direct_pairs, 0);
+    EXPECT_GT(cr.direct_pairs, 0);
+    // The references, target by target: the direct window sum (the tree's leaf rule), and the
+    // proxy set interpolated from the sources that the window test takes.
+    double norm = 0.0;
+    for (long q = 0; q < nt; ++q) {
+      model::BRSourceRange all{e.src.data(), e.n, 0, e.n, mx, 0, true};
+      const long taken = model::br_targets_host(&t[q], &t[nt + q], &t[2 * nt + q], 1, &all, 1, e.img, eps, &uw[q],
+                                                &uw[nt + q], &uw[2 * nt + q]);
+      std::vector<double> sub;
+      for (int c = 0; c < 6; ++c)
+        for (long k = 0; k < e.n; ++k) {
+          const double a0 = model::image_centre(t[q] - e.src[k], 2.0, 1.0);
+          if (std::abs(mx * 2.0 - a0) <= 2.0 * e.img.k) sub.push_back(e.src[c * e.n + k]);
+        }
+      const long ns = long(sub.size()) / 6;
+      ASSERT_EQ(ns, taken) << "target " << q;
+      if (ns > 0 && ns < e.n) ++cut_seen;
+      if (ns == 0) continue;
+      std::vector<double> ps(6 * m);
+      model::tree::interpolate(e.C, dg, sub.data(), ns, 0, ns, ps.data(), m);
+      model::BRSourceRange prox{ps.data(), m, 0, m, mx, 0, false};
+      model::br_targets_host(&t[q], &t[nt + q], &t[2 * nt + q], 1, &prox, 1, e.img, eps, &ui[q], &ui[nt + q],
+                             &ui[2 * nt + q], model::BRHostKernel::Scalar);
+      for (int c = 0; c < 3; ++c) norm = std::max(norm, std::abs(uw[c * nt + q]));
+    }
+    ASSERT_GT(norm, 0.0);
+    for (long k = 0; k < 3 * nt; ++k) {
+      EXPECT_NEAR(u1[k], ui[k], 1e-13 * norm) << "mx " << mx << " entry " << k;
+      EXPECT_NEAR(ur[k], uw[k], 1e-6 * norm) << "mx " << mx << " entry " << k;
+    }
+  }
+  EXPECT_GT(cut_seen, 20);  // most targets' windows cut the cluster
+}
+
+// The solver's edge terms (on by default) against the same tree splitting the edge down to
+// leaves (BRSettings::tree_edge off), on the tolerance test's periodic cosine at TOL 1e-6: edge
+// terms are formed (over all ranks), both are within TOL of the exact solver and of each other,
+// the edge takes direct pairs away, and every LET strategy gives the same bits.
+TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
+  const auto [o, steps] = tolerance_surfaces().front();
+  SurfaceCase s(o, MPI_COMM_WORLD);
+  from_run(s, o, steps);
+  const model::TreeParameters tp = model::tree_parameters(1e-6);
+  model::BRSettings b = s.c.model.br;
+  b.tree_theta = tp.theta;
+  b.tree_degree = tp.degree;
+  b.tree_leaf = 16;
+  const auto exact = s.velocity<model::ExactBRSolver>(b);
+  std::vector<double> u[2];
+  long load[2][2];
+  for (int edge : {0, 1}) {
+    b.tree_edge = edge;
+    model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+    tree.velocity(s.state, s.omega, s.out);
+    u[edge] = s.owned_out();
+    const auto l = tree.take_loads().at(0);
+    load[edge][0] = l.edge_terms;
+    load[edge][1] = l.direct_pairs + l.edge_direct_pairs;
+    MPI_Allreduce(MPI_IN_PLACE, load[edge], 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_LE(rel_error(u[edge], exact, MPI_COMM_WORLD)[0], 1e-6) << "edge " << edge;
+  }
+  EXPECT_EQ(load[0][0], 0);
+  EXPECT_GT(load[1][0], 0) << "no edge term was formed";
+  EXPECT_LT(load[1][1], load[0][1]) << "the edge terms did not save direct pairs";
+  EXPECT_LE(rel_error(u[1], u[0], MPI_COMM_WORLD)[0], 1e-6);
+  b.tree_edge = true;
+  for (const auto& e : comm::let::registry()) {
+    b.let_strategy = e.name;
+    EXPECT_EQ(s.velocity<model::TreeBRSolver>(b), u[1]) << e.name;
+  }
 }

@@ -356,14 +356,18 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     // LET bytes a rank sent per call (the largest rank).
     const auto& t = tree->totals();
     const double calls = t.calls > 0 ? double(t.calls) : 1.0;
-    double sums[3] = {double(t.direct_pairs), double(t.cluster_terms), double(t.proxy_pairs)};
+    double sums[6] = {double(t.direct_pairs),    double(t.cluster_terms),      double(t.proxy_pairs),
+                      double(t.edge_terms),      double(t.edge_proxy_pairs),   double(t.edge_direct_pairs)};
     double let_max = double(t.let_bytes);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, c);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, c);
     MPI_Allreduce(MPI_IN_PLACE, &let_max, 1, MPI_DOUBLE, MPI_MAX, c);
     perf["br_tree"] = {{"calls", t.calls},
                        {"direct_pairs_per_call", sums[0] / calls},
                        {"cluster_terms_per_call", sums[1] / calls},
                        {"proxy_pairs_per_call", sums[2] / calls},
+                       {"edge_terms_per_call", sums[3] / calls},
+                       {"edge_proxy_pairs_per_call", sums[4] / calls},
+                       {"edge_direct_pairs_per_call", sums[5] / calls},
                        {"let_bytes_per_call_max_rank", let_max / calls}};
   }
   if (!sim.br_check_series().empty()) doc["br_check"] = br_check_json(sim.br_check_series());
@@ -546,6 +550,11 @@ void print_summary(const json& doc) {
     fmt::print("  Birkhoff-Rott tree    {:.4e} direct pairs, {:.4e} target-proxy pairs ({:.4e} cluster terms) per BR call\n",
                perf["br_tree"]["direct_pairs_per_call"].get<double>(), perf["br_tree"]["proxy_pairs_per_call"].get<double>(),
                perf["br_tree"]["cluster_terms_per_call"].get<double>());
+  if (perf.contains("br_tree"))
+    fmt::print("  tree window edge      {:.4e} target-proxy pairs, {:.4e} direct pairs ({:.4e} edge terms) per BR call\n",
+               perf["br_tree"]["edge_proxy_pairs_per_call"].get<double>(),
+               perf["br_tree"]["edge_direct_pairs_per_call"].get<double>(),
+               perf["br_tree"]["edge_terms_per_call"].get<double>());
   if (doc.contains("br_check")) print_br_check_summary(doc["br_check"]);
   if (doc.contains("load_balance")) print_load_summary(doc["load_balance"]);
   fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),

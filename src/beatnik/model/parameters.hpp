@@ -30,6 +30,7 @@ struct BRSettings {
   double tree_theta = 0.6;
   int tree_degree = 8;
   int tree_leaf = 64;
+  bool tree_edge = true;  // edge terms for clusters cut by the image window's edge (internal switch)
   std::string let_strategy = "alltoallv";  // the locally essential tree: a name in comm/let/registry
   // --br-check K: the exact sum at K sampled nodes after every BR call (0: off).
   long check_samples = 0;

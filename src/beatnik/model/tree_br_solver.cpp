@@ -1,6 +1,7 @@
 #include "beatnik/model/tree_br_solver.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -11,147 +12,10 @@
 #include "beatnik/model/br_targets_host.hpp"
 
 namespace beatnik::model {
-namespace {
 
-// Interpolation degree along a side of width w of a box whose longest side is wmax: p on the
-// longest side, fewer on a thin side, so that (w/R)^{p_d} ≈ (wmax/R)^p at R = wmax/θ; 0 (one
-// point) on a flat side.
-int side_degree(int p, double theta, double w, double wmax) {
-  if (!(w > 0.0) || !(wmax > 0.0)) return 0;
-  if (w >= wmax || !(theta > 0.0 && theta < 1.0)) return p;
-  const double ratio = std::log(theta) / std::log(theta * w / wmax);
-  return std::clamp(static_cast<int>(std::ceil(p * ratio)), 0, p);
-}
-
-// Chebyshev points of the second kind on [lo, hi] (degree n: n + 1 points) and their
-// barycentric weights.
-void chebyshev(double lo, double hi, int n, double* s, double* w) {
-  const double c = 0.5 * (lo + hi), r = 0.5 * (hi - lo);
-  if (n == 0) {
-    s[0] = c;
-    w[0] = 1.0;
-    return;
-  }
-  for (int j = 0; j <= n; ++j) {
-    s[j] = c + r * std::cos(M_PI * j / n);
-    w[j] = ((j % 2) ? -1.0 : 1.0) * ((j == 0 || j == n) ? 0.5 : 1.0);
-  }
-}
-
-// Lagrange basis values L_j(x), j = 0..n, by the barycentric formula.
-void lagrange(double x, int n, const double* s, const double* w, double* out) {
-  for (int j = 0; j <= n; ++j)
-    if (x == s[j]) {
-      for (int i = 0; i <= n; ++i) out[i] = i == j ? 1.0 : 0.0;
-      return;
-    }
-  double den = 0.0;
-  for (int j = 0; j <= n; ++j) {
-    out[j] = w[j] / (x - s[j]);
-    den += out[j];
-  }
-  for (int j = 0; j <= n; ++j) out[j] /= den;
-}
-
-constexpr int kMaxDegree = kTreeMaxDegree;
-
-// Degrees per side of cluster C's proxy grid for degree p valid to ratio theta; returns the
-// number of proxies.
-int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
-  double wmax = 0.0;
-  for (int d = 0; d < 3; ++d) wmax = std::max(wmax, C.hi[d] - C.lo[d]);
-  int m = 1;
-  for (int d = 0; d < 3; ++d) {
-    dg[d] = side_degree(p, theta, C.hi[d] - C.lo[d], wmax);
-    m *= dg[d] + 1;
-  }
-  return m;
-}
-
-// The m = Π(dg+1) proxy sources of C's grid at px ([x|y|z|qx|qy|qz], m each) from the point
-// sources [k0, k1) of src (SoA, `stride` entries each): q̂_abc = Σ L_a(x)L_b(y)L_c(z)·q.
-void interpolate(const search::Cluster& C, const int* dg, const double* src, long stride, long k0, long k1,
-                 double* px, int m) {
-  double s[3][kMaxDegree + 1], w[3][kMaxDegree + 1], L[3][kMaxDegree + 1];
-  for (int d = 0; d < 3; ++d) chebyshev(C.lo[d], C.hi[d], dg[d], s[d], w[d]);
-  const int n1 = dg[1] + 1, n2 = dg[2] + 1;
-  for (int a = 0; a <= dg[0]; ++a)
-    for (int b = 0; b <= dg[1]; ++b)
-      for (int e = 0; e <= dg[2]; ++e) {
-        const int idx = (a * n1 + b) * n2 + e;
-        px[idx] = s[0][a];
-        px[m + idx] = s[1][b];
-        px[2 * m + idx] = s[2][e];
-      }
-  double* q = px + 3 * m;
-  std::fill(q, q + 3 * m, 0.0);
-  for (long k = k0; k < k1; ++k) {
-    for (int d = 0; d < 3; ++d) lagrange(src[d * stride + k], dg[d], s[d], w[d], L[d]);
-    const double qk[3] = {src[3 * stride + k], src[4 * stride + k], src[5 * stride + k]};
-    for (int a = 0; a <= dg[0]; ++a)
-      for (int b = 0; b <= dg[1]; ++b) {
-        const double lab = L[0][a] * L[1][b];
-        for (int e = 0; e <= dg[2]; ++e) {
-          const double f = lab * L[2][e];
-          const int idx = (a * n1 + b) * n2 + e;
-          for (int r = 0; r < 3; ++r) q[r * m + idx] += f * qk[r];
-        }
-      }
-  }
-}
-
-// The same set from C's proxy grid of degrees P (px, mp proxies) instead of its sources, for a
-// grid of degrees D ≤ P per side: a degree-D Lagrange basis is reproduced exactly by degree-P
-// interpolation, so Σ_abc L'(s_abc)·q̂_abc = Σ_k L'(x_k)·q_k up to round-off. Applied one side
-// at a time: (P+1)³(D+1) operations instead of (P+1)³(D+1)³.
-void coarsen(const search::Cluster& C, const int* P, const int* D, const double* px, int mp, double* out, int md) {
-  double sp[3][kMaxDegree + 1], wp[3][kMaxDegree + 1], sd[3][kMaxDegree + 1], wd[3][kMaxDegree + 1];
-  double M[3][kMaxDegree + 1][kMaxDegree + 1];  // M[d][a'][a] = L'_a'(s_a)
-  for (int d = 0; d < 3; ++d) {
-    chebyshev(C.lo[d], C.hi[d], P[d], sp[d], wp[d]);
-    chebyshev(C.lo[d], C.hi[d], D[d], sd[d], wd[d]);
-    double L[kMaxDegree + 1];
-    for (int a = 0; a <= P[d]; ++a) {
-      lagrange(sp[d][a], D[d], sd[d], wd[d], L);
-      for (int b = 0; b <= D[d]; ++b) M[d][b][a] = L[b];
-    }
-  }
-  const int p0 = P[0] + 1, p1 = P[1] + 1, p2 = P[2] + 1, d0 = D[0] + 1, d1 = D[1] + 1, d2 = D[2] + 1;
-  for (int a = 0; a < d0; ++a)
-    for (int b = 0; b < d1; ++b)
-      for (int e = 0; e < d2; ++e) {
-        const int idx = (a * d1 + b) * d2 + e;
-        out[idx] = sd[0][a];
-        out[md + idx] = sd[1][b];
-        out[2 * md + idx] = sd[2][e];
-      }
-  std::vector<double> t1(size_t(d0) * p1 * p2), t2(size_t(d0) * d1 * p2);
-  for (int r = 0; r < 3; ++r) {
-    const double* q = px + (3 + r) * mp;
-    for (int a = 0; a < d0; ++a)
-      for (int bc = 0; bc < p1 * p2; ++bc) {
-        double v = 0.0;
-        for (int k = 0; k < p0; ++k) v += M[0][a][k] * q[k * p1 * p2 + bc];
-        t1[size_t(a) * p1 * p2 + bc] = v;
-      }
-    for (int a = 0; a < d0; ++a)
-      for (int b = 0; b < d1; ++b)
-        for (int e = 0; e < p2; ++e) {
-          double v = 0.0;
-          for (int k = 0; k < p1; ++k) v += M[1][b][k] * t1[(size_t(a) * p1 + k) * p2 + e];
-          t2[(size_t(a) * d1 + b) * p2 + e] = v;
-        }
-    double* o = out + (3 + r) * md;
-    for (int ab = 0; ab < d0 * d1; ++ab)
-      for (int e = 0; e < d2; ++e) {
-        double v = 0.0;
-        for (int k = 0; k < p2; ++k) v += M[2][e][k] * t2[size_t(ab) * p2 + k];
-        o[ab * d2 + e] = v;
-      }
-  }
-}
-
-}  // namespace
+using tree::coarsen;
+using tree::grid_degrees;
+using tree::interpolate;
 
 TreeParameters tree_parameters(double tolerance) {
   if (tolerance >= 1e-3) return {0.4, 4};
@@ -175,8 +39,8 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
       by_dest_(exec::Space::Host),
       recv_(exec::Space::Host, 0),
       let_recv_(exec::Space::Host, 0) {
-  if (settings.tree_degree < 0 || settings.tree_degree > kMaxDegree)
-    throw InputError("--tree-degree must lie in 0.." + std::to_string(kMaxDegree));
+  if (settings.tree_degree < 0 || settings.tree_degree > kTreeMaxDegree)
+    throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
   rules_ = tree_rules(settings, mesh.geometry());
@@ -212,8 +76,9 @@ size_t TreeBRSolver::buffer_bytes() const {
   for (const auto& l : low_)
     b += (l.pts.size() + l.theta.size()) * sizeof(double) + l.start.size() * sizeof(long) +
          (l.first.size() + l.count.size() + l.degrees.size()) * sizeof(int);
-  for (const auto* l : {&near_, &far_})
+  for (const auto* l : {&near_, &far_, &edge_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
+  for (const auto& t : tables_) b += t.bytes();
   return b;
 }
 
@@ -277,6 +142,10 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
       Timers::Scope l(timers_, "br.tree.compute.far");
       far();
     }
+    {
+      Timers::Scope l(timers_, "br.tree.compute.edge");
+      edges();
+    }
   }
   {
     Timers::Scope t(timers_, "br.tree.to_surface");
@@ -288,6 +157,9 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   totals_.cluster_terms += load_.cluster_terms;
   totals_.proxy_pairs += load_.proxy_pairs;
   totals_.let_bytes += load_.let_bytes;
+  totals_.edge_terms += load_.edge_terms;
+  totals_.edge_proxy_pairs += load_.edge_proxy_pairs;
+  totals_.edge_direct_pairs += load_.edge_direct_pairs;
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
@@ -330,7 +202,7 @@ tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
   images.k = settings.images;
   images.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
-  return tree::make_rules(images, settings.tree_theta);
+  return tree::make_rules(images, settings.tree_theta, settings.tree_edge);
 }
 
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
@@ -487,61 +359,74 @@ void TreeBRSolver::lists() {
   const int nt = static_cast<int>(sources_.size());
   near_.resize(nb);
   far_.resize(nb);
+  edge_.resize(nb);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < nb; ++b) {
     near_[b].clear();
     far_[b].clear();
+    edge_[b].clear();
+    Lists out{near_[b], far_[b], edge_[b]};
     for (int s = 0; s < nt; ++s)
       for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
-        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my)
-          visit(cl[leaves[b]], s, 0, mx, my, false, near_[b], far_[b]);
+        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) visit(cl[leaves[b]], s, 0, mx, my, false, out);
   }
 }
 
 // A LET part never needs more than was sent: a cluster the receiver cannot take through its
 // proxies was opened by its owner, or came with all its sources (tree_let.hpp).
-void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, int my, bool full,
-                         std::vector<Term>& near, std::vector<Term>& far) const {
+void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, int my, bool full, Lists& out) const {
   const tree::SourceTree& S = sources_[s];
   const search::Cluster& C = S.clusters[cluster];
   auto direct = [&](bool partial) {
     if (!S.full[cluster]) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
-    near.push_back({s, cluster, mx, my, partial});
+    out.near.push_back({s, cluster, mx, my, partial});
+  };
+  // The separation test on the shifted cluster (for a LET part, also the owner's test against
+  // this rank's whole box); with `edge`, the edge terms' stricter one.
+  auto separated = [&](bool edge) {
+    return tree::separated(B, C, mx, my, rules_, edge) || (S.remote && tree::separated(box_, C, mx, my, rules_, edge));
   };
   if (!full) {
-    const tree::Cover cv = tree::cover(B, C, mx, my, rules_.images);
+    int cut = 0;
+    const tree::Cover cv = tree::cover(B, C, mx, my, rules_.images, &cut);
     if (cv == tree::Cover::None) return;
     if (cv == tree::Cover::Partial) {
+      // Cut by the window's edge in one dimension: an edge term through the cheapest set valid
+      // at kEdgeMargin·ρ when separated at θ / kEdgeMargin and all its sources are here
+      // (tree_edge.hpp); else split (at a corner down to leaves, each pair tested).
+      const int axis = tree::edge_axis(cut);
+      if (rules_.edge && axis >= 0 && S.full[cluster] && separated(true)) {
+        const int low = cheapest_low(B, s, cluster, mx, my, tree::kEdgeMargin);
+        if (low >= 0 || S.proxies_of(cluster)) return out.edge.push_back({s, cluster, mx, my, false, low, axis});
+      }
       if (C.leaf()) return direct(true);
-      for (int c : C.child) visit(B, s, c, mx, my, false, near, far);
+      for (int c : C.child) visit(B, s, c, mx, my, false, out);
       return;
     }
   }
-  // Every pair takes this image: the separation test on the shifted cluster (for a LET part,
-  // also the owner's test against this rank's whole box).
-  const bool sep = tree::separated(B, C, mx, my, rules_) || (S.remote && tree::separated(box_, C, mx, my, rules_));
-  if (sep) {
+  // Every pair takes this image.
+  if (separated(false)) {
     // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
     const int low = cheapest_low(B, s, cluster, mx, my);
-    if (low >= 0) return far.push_back({s, cluster, mx, my, false, low});
-    if (S.proxies_of(cluster)) return far.push_back({s, cluster, mx, my, false, -1});
+    if (low >= 0) return out.far.push_back({s, cluster, mx, my, false, low});
+    if (S.proxies_of(cluster)) return out.far.push_back({s, cluster, mx, my, false, -1});
     if (S.full[cluster] && C.leaf()) return direct(false);
     // No set fits: the children may (a smaller ρ), else their sources are summed directly.
   } else if (C.leaf()) {
     return direct(false);
   }
-  for (int c : C.child) visit(B, s, c, mx, my, true, near, far);
+  for (int c : C.child) visit(B, s, c, mx, my, true, out);
 }
 
 // The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B
-// at image (mx, my) and has fewer than the degree-p set (−1: none).
-int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my) const {
+// at image (mx, my) (at margin·ρ) and has fewer than the degree-p set (−1: none).
+int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my, double margin) const {
   const LowSets& l = low_[s];
   if (l.first[c] == l.first[c + 1]) return -1;
   const search::Cluster& C = sources_[s].clusters[c];
   const double ox = mx * rules_.images.period[0], oy = my * rules_.images.period[1];
   const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
-  const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+  const double rho = margin * (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
   int best = -1;
   for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
     if (rho < l.theta[k]) best = k;
@@ -600,6 +485,74 @@ void TreeBRSolver::far() {
   for (int b = 0; b < nb; ++b) terms += cl[leaves[b]].count() * static_cast<long>(far_[b].size());
   load_.cluster_terms = terms;
   load_.proxy_pairs = device_ ? sums_device(true, acc_far_.data()) : sums_host(true, acc_far_.data());
+}
+
+// Edge terms (tree_edge.hpp): one prefix table per (tree, cluster, dimension, proxy set) the
+// lists use, built here (in parallel); then every batch's terms in list order into the far
+// field, on the host also with -x cuda (after the device's far sum).
+void TreeBRSolver::edges() {
+  const int nb = static_cast<int>(edge_.size());
+  std::vector<std::array<int, 4>> keys;
+  for (int b = 0; b < nb; ++b)
+    for (const Term& e : edge_[b]) keys.push_back({e.tree, e.cluster, e.axis, e.low});
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const int nk = static_cast<int>(keys.size());
+  tables_.resize(nk);
+  const int p = settings_.tree_degree;
+  const double theta = settings_.tree_theta;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < nk; ++k) {
+    const auto [s, c, axis, low] = keys[k];
+    const tree::SourceTree& S = sources_[s];
+    const search::Cluster& C = S.clusters[c];
+    int dg[3];
+    const double* proxies;
+    int m;
+    if (low >= 0) {
+      const LowSets& l = low_[s];
+      std::copy_n(&l.degrees[3 * low], 3, dg);
+      proxies = &l.pts[l.start[low]];
+      m = l.count[low];
+    } else {
+      m = grid_degrees(C, p, theta, dg);
+      if (m != S.proxy_count[c]) throw Error("tree solver: a cluster's proxy grid differs from its owner's");
+      proxies = &S.proxies[S.proxy_start[c]];
+    }
+    tree::build_edge_table(C, S.pts.data(), S.n, axis, dg, proxies, m, tables_[k]);
+  }
+  edge_table_.resize(nb);
+  for (int b = 0; b < nb; ++b) {
+    edge_table_[b].clear();
+    for (const Term& e : edge_[b]) {
+      const std::array<int, 4> key{e.tree, e.cluster, e.axis, e.low};
+      edge_table_[b].push_back(int(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin()));
+    }
+  }
+  const tree::SourceTree& T = sources_[0];
+  const long n = T.n;
+  const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
+  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
+  const auto& cl = T.clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  long terms = 0, proxy_pairs = 0, direct_pairs = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : terms, proxy_pairs, direct_pairs)
+  for (int b = 0; b < nb; ++b) {
+    const search::Cluster& B = cl[leaves[b]];
+    const long t = B.begin;
+    tree::EdgeCounts counts;
+    for (size_t i = 0; i < edge_[b].size(); ++i)
+      tree::edge_sum(tables_[edge_table_[b][i]], edge_[b][i].mx, edge_[b][i].my, xt + t, yt + t, zt + t, B.count(),
+                     rules_.images, eps_, ux + t, uy + t, uz + t, counts);
+    terms += B.count() * static_cast<long>(edge_[b].size());
+    proxy_pairs += counts.proxy_pairs;
+    direct_pairs += counts.direct_pairs;
+  }
+  load_.edge_terms = terms;
+  load_.edge_proxy_pairs = proxy_pairs;
+  load_.edge_direct_pairs = direct_pairs;
+  load_.edge_tables = nk;
+  for (const auto& x : tables_) load_.edge_bytes += static_cast<long>(x.bytes());
 }
 
 // Every target of a batch against the ranges of its near (sources) or far (proxies) terms, one

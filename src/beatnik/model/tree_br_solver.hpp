@@ -12,7 +12,9 @@
 // the nearest image (image_centre, br_kernel.hpp). a₀ is monotone in t − s, so for a batch
 // and a cluster its range follows from the two boxes: an image is taken by every pair (then
 // the interpolation applies), by none (skipped), or by some — then C is split, and at a leaf
-// each pair is tested (the window's edge, (K+½)·L from the target). With θ = 0 every pair is
+// each pair is tested (the window's edge, (K+½)·L from the target) — unless C is cut in one
+// dimension only and well separated: then an edge term (tree_edge.hpp) takes, for each target,
+// the interval of C's sources its window holds through prefix proxy sets. With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
 // Any rank count; with -x cuda the near and far sums run on the device (model/tree_sums_device.hpp,
@@ -21,8 +23,8 @@
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far inside it),
-// br.tree.to_surface. Skeleton mode (a skipping gate): the migrations, tree build and LET run on
+// br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far,
+// .edge inside it), br.tree.to_surface. Skeleton mode (a skipping gate): the migrations, tree build and LET run on
 // the positions as they are (the messages follow them); the proxies' interpolation (upward), the
 // lower-degree sets, the lists and the sums stand in, and the velocities returned are zero.
 #include <memory>
@@ -39,6 +41,8 @@
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
+#include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
 #include "beatnik/search/cluster_tree.hpp"
@@ -52,7 +56,7 @@ struct TreeParameters {
   int degree;
 };
 TreeParameters tree_parameters(double tolerance);
-inline constexpr int kTreeMaxDegree = 24;
+using tree::kTreeMaxDegree;
 
 // The walk's rules (images, θ) of a run's settings on its geometry.
 tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo);
@@ -72,6 +76,11 @@ struct TreeLoad {
   long direct_pairs = 0;    // (target, source image) pairs summed directly, the self pair included
   long cluster_terms = 0;   // (target, cluster image) interactions through proxies
   long proxy_pairs = 0;     // (target, proxy) pairs those cost
+  long edge_terms = 0;      // (target, cluster image) interactions cut by the window's edge (tree_edge.hpp)
+  long edge_proxy_pairs = 0;   // (target, proxy) pairs those cost
+  long edge_direct_pairs = 0;  // and (target, source) pairs beside a prefix row
+  long edge_tables = 0;     // prefix tables built (cluster, dimension, proxy set)
+  long edge_bytes = 0;      // their memory
   long let_clusters = 0;    // clusters of other ranks' trees received (the LET)
   long let_particles = 0;   // sources of other ranks received
   long let_bytes = 0;       // LET bytes sent to other ranks (rma: fetched from them)
@@ -87,6 +96,7 @@ class TreeBRSolver : public BRSolver {
   // Sums over every call since construction (the results' interaction counts).
   struct Totals {
     long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
+    long edge_terms = 0, edge_proxy_pairs = 0, edge_direct_pairs = 0;
   };
   const Totals& totals() const { return totals_; }
   void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's
@@ -98,7 +108,8 @@ class TreeBRSolver : public BRSolver {
     int cluster;
     int mx, my;    // image shift (m·L per periodic dimension)
     bool partial;  // near only: test each pair's window
-    int low = -1;  // far only: the lower-degree set used (−1: the degree-p proxies)
+    int low = -1;  // far and edge: the lower-degree set used (−1: the degree-p proxies)
+    int axis = -1; // edge only: the dimension the window's edge cuts
   };
   struct LowSets {  // the lower-degree proxy sets of one tree's clusters (low_sets)
     std::vector<int> first;      // sets of cluster c: [first[c], first[c+1]), fewer proxies as k grows
@@ -113,17 +124,20 @@ class TreeBRSolver : public BRSolver {
   void upward();
   void exchange_let();
   void low_sets(int tree);
-  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my) const;
+  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
   void lists();
   void near();
   void far();
+  void edges();
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
   long sums_device(bool far, double* acc);
   long sums_host(bool far, double* acc) const;
   void to_surface(const mesh::Field& out);
-  void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, std::vector<Term>& near,
-             std::vector<Term>& far) const;
+  struct Lists {
+    std::vector<Term>&near, &far, &edge;
+  };
+  void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, Lists& out) const;
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
@@ -152,7 +166,9 @@ class TreeBRSolver : public BRSolver {
   std::vector<double> let_send_;
   exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;
-  std::vector<std::vector<Term>> near_, far_;  // per batch (leaf)
+  std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
+  std::vector<std::vector<int>> edge_table_;  // per batch: the table of each edge term
+  std::vector<tree::EdgeTable> tables_;       // the edge terms' prefix tables (this call)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]
   std::vector<double> back_send_, back_recv_;  // records of 3
   std::vector<TreeLoad> loads_;

@@ -22,10 +22,11 @@ long before(const std::vector<std::pair<long, long>>& runs, const std::vector<lo
 
 }  // namespace
 
-Rules make_rules(const BRImages& images, double theta) {
+Rules make_rules(const BRImages& images, double theta, bool edge) {
   Rules r;
   r.images = images;
   r.theta = theta;
+  r.edge = edge;
   for (int d = 0; d < 2; ++d) {
     const int reach = images.period[d] > 0.0 ? images.k + (images.centred ? 1 : 0) : 0;
     r.lo[d] = -reach;
@@ -41,23 +42,27 @@ int nearest(double x, const BRImages& img, int d) {
 
 // Per dimension: pair (t, s) takes image m when |m − a₀(t − s)| ≤ K, and a₀ is monotone in
 // t − s, so the two extreme separations decide.
-Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img) {
+Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img, int* cut) {
   const int m[2] = {mx, my};
   bool partial = false;
+  if (cut) *cut = 0;
   for (int d = 0; d < 2; ++d) {
     if (img.period[d] <= 0.0) continue;  // a single image, m = 0
     const int a_lo = nearest(b.lo[d] - c.hi[d], img, d), a_hi = nearest(b.hi[d] - c.lo[d], img, d);
     if (a_hi < m[d] - img.k || a_lo > m[d] + img.k) return Cover::None;
-    if (!(m[d] - img.k <= a_lo && a_hi <= m[d] + img.k)) partial = true;
+    if (!(m[d] - img.k <= a_lo && a_hi <= m[d] + img.k)) {
+      partial = true;
+      if (cut) *cut |= 1 << d;
+    }
   }
   return partial ? Cover::Partial : Cover::Full;
 }
 
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r) {
+bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge) {
   const double ox = mx * r.images.period[0], oy = my * r.images.period[1];
   const double dx = b.centre(0) - c.centre(0) - ox, dy = b.centre(1) - c.centre(1) - oy, dz = b.centre(2) - c.centre(2);
   const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
-  return b.radius() + c.radius() < r.theta * R;
+  return b.radius() + c.radius() < (edge ? r.theta / kEdgeMargin : r.theta) * R;
 }
 
 void box_record(const SourceTree& t, double* out) {
@@ -89,9 +94,16 @@ void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_pro
                           const Rules& r, std::vector<Visit>& next) {
   const int c = v.cluster;
   if (!v.full) {
-    const Cover cv = cover(target, C, v.mx, v.my, r.images);
+    int cut = 0;
+    const Cover cv = cover(target, C, v.mx, v.my, r.images, &cut);
     if (cv == Cover::None) return;
     if (cv == Cover::Partial) {
+      // Cut by the window's edge in one dimension and separated from T: whole, for the receiver's
+      // edge terms (its batches inside T see at most this cut, and separation from T).
+      if (r.edge && edge_axis(cut) >= 0 && separated(target, C, v.mx, v.my, r, true)) {
+        if (has_proxies) proxy[c] = 1;
+        return sources.push_back({C.begin, C.end});
+      }
       if (C.leaf()) return sources.push_back({C.begin, C.end});
       opened[c] = 1;
       for (int k : C.child) next.push_back({k, v.mx, v.my, false});

@@ -8,7 +8,9 @@
 // travels as its box and proxy sources; one that is not is opened, its proxies sent too (a batch
 // inside T may be separated from it); a leaf that is not travels
 // with its particles (position and strength); an image that straddles the image window's edge
-// for T opens the cluster too. The receiver walks that part per target batch B (⊂ T): a cluster
+// for T opens the cluster too — unless it is cut in one dimension only and well separated from
+// T with rules.edge: then it travels whole (sources and proxies) for the receiver's edge terms
+// (tree_edge.hpp). The receiver walks that part per target batch B (⊂ T): a cluster
 // is taken through its proxies when it is well separated from B or from T (the owner's
 // decision, recomputed from the same doubles), otherwise opened — never below what was sent.
 // With --let-strategy rma the receiver runs the owner's walk itself over records it fetches
@@ -38,14 +40,24 @@ struct Rules {
   BRImages images;
   double theta = 0.0;
   int lo[2] = {0, 0}, hi[2] = {0, 0};
+  bool edge = false;  // edge terms (tree_edge.hpp) for clusters cut by the window edge in one dimension
 };
-Rules make_rules(const BRImages& images, double theta);
+Rules make_rules(const BRImages& images, double theta, bool edge = false);
 
 enum class Cover { None, Partial, Full };
-// Which pairs of batch b and cluster c take image (mx, my): every pair, some or none.
-Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img);
-// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|.
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r);
+// Which pairs of batch b and cluster c take image (mx, my): every pair, some or none; `cut`
+// (when given) gets the dimensions where only some do (bit d), for Partial.
+Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
+            int* cut = nullptr);
+// The one dimension of a Partial cover's `cut` (−1: both, a corner).
+inline int edge_axis(int cut) { return cut == 1 ? 0 : (cut == 2 ? 1 : -1); }
+// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
+// for an edge term (`edge`) with θ / kEdgeMargin.
+bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge = false);
+// An edge term interpolates part of a cluster, cut by a line: the interpolation errors of its
+// sources no longer cancel over the cluster as for a whole one (measured: 3–5× the error of the
+// same tree without edge terms at ρ < θ), so its sets must be valid at kEdgeMargin·ρ.
+inline constexpr double kEdgeMargin = 1.5;
 // The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
 int nearest(double x, const BRImages& img, int d);
 

@@ -1,0 +1,128 @@
+// Prefix proxy tables for the image window's edge (tree_edge.hpp).
+#include "beatnik/model/tree_edge.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "beatnik/model/tree_interp.hpp"
+
+namespace beatnik::model::tree {
+
+void build_edge_table(const search::Cluster& C, const double* pts, long stride, int axis, const int* dg,
+                      const double* proxies, int m, EdgeTable& t, long block) {
+  const long n = C.count();
+  t.axis = axis;
+  t.m = m;
+  t.n = n;
+  // About m/4 sources between rows: per target at most block/2 direct pairs beside the m proxy
+  // pairs, and 3m/block ≈ 12 doubles of prefix per source (a row per source would be 3m).
+  t.block = block > 0 ? block : std::clamp(m / 4, 8, 64);
+  t.proxies = proxies;
+  std::vector<long> order(n);
+  std::iota(order.begin(), order.end(), C.begin);
+  const double* key = pts + axis * stride;
+  std::stable_sort(order.begin(), order.end(), [key](long a, long b) { return key[a] < key[b]; });
+  t.src.resize(6 * n);
+  for (int c = 0; c < 6; ++c)
+    for (long k = 0; k < n; ++k) t.src[c * n + k] = pts[c * stride + order[k]];
+  t.prefix.resize(3L * m * (n / t.block + 1));
+  interpolate_prefix(C, dg, t.src.data(), n, t.block, t.prefix.data());
+}
+
+namespace {
+
+// The nearest image a₀ ∈ {−1, 0, 1} of separation `sep`: the direct kernel's window predicate
+// (br_targets_host.cpp) on the same doubles.
+inline int nearest_image(double sep, double L, double h) {
+  const double c = image_centre(sep, L, h);
+  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
+}
+
+// The first k in [lo, hi) where pred(k) is false (pred true on a prefix), else hi.
+template <class P>
+long first_false(long lo, long hi, P pred) {
+  while (lo < hi) {
+    const long mid = lo + (hi - lo) / 2;
+    if (pred(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Sign · the velocity at (x, y, z) of the sorted sources [k0, k1), shifted by (ox, oy).
+inline void direct(const EdgeTable& t, long k0, long k1, double ox, double oy, double x, double y, double z,
+                   double eps, double sign, double& ux, double& uy, double& uz) {
+  const long n = t.n;
+  const double *xs = t.src.data(), *ys = xs + n, *zs = ys + n, *qx = zs + n, *qy = qx + n, *qz = qy + n;
+  double vx = 0.0, vy = 0.0, vz = 0.0;
+#pragma omp simd reduction(+ : vx, vy, vz)
+  for (long k = k0; k < k1; ++k)
+    br_pair(x, y, z, xs[k] + ox, ys[k] + oy, zs[k], qx[k], qy[k], qz[k], eps, vx, vy, vz);
+  ux += sign * vx;
+  uy += sign * vy;
+  uz += sign * vz;
+}
+
+}  // namespace
+
+// Compiled for AVX-512, AVX2 and baseline, as the tree's portable pair kernel (br_targets_host.cpp):
+// the proxy loop runs in the widest lanes this CPU has.
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
+              const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts) {
+  const int d = t.axis, mm = d == 0 ? mx : my, m = t.m;
+  const double L = img.period[d], h = img.centring_half(d);
+  const double ox = mx * img.period[0], oy = my * img.period[1];
+  const double* key = t.src.data() + d * t.n;
+  const double *px = t.proxies, *py = px + m, *pz = py + m;
+  const long B = t.block, rows = t.n / B;
+  if (nt <= 0 || t.n <= 0) return;
+  // a₀ is non-increasing along the sorted sources: those before lo are beyond the window's upper
+  // end (a₀ > m + K), those from hi on below its lower end (a₀ < m − K). a₀ is non-decreasing in
+  // the target's coordinate r, so every target's lo and hi lie between those of the batch's
+  // extreme r: each search runs over that slab only.
+  auto cut_lo = [&](double r, long a, long b) {
+    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) > mm + img.k; });
+  };
+  auto cut_hi = [&](double r, long a, long b) {
+    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) >= mm - img.k; });
+  };
+  const double* tr = d == 0 ? tx : ty;
+  double rmin = tr[0], rmax = tr[0];
+  for (long q = 1; q < nt; ++q) {
+    rmin = std::min(rmin, tr[q]);
+    rmax = std::max(rmax, tr[q]);
+  }
+  const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
+  const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
+  for (long q = 0; q < nt; ++q) {
+    const long lo = cut_lo(tr[q], lo0, lo1), hi = cut_hi(tr[q], hi0, hi1);
+    if (hi <= lo) continue;
+    // The nearest prefix rows; the sources between a row and the cut are summed directly.
+    const long jl = std::min((lo + B / 2) / B, rows), jh = std::min((hi + B / 2) / B, rows);
+    double vx = 0.0, vy = 0.0, vz = 0.0;
+    if (jh <= jl) {
+      direct(t, lo, hi, ox, oy, tx[q], ty[q], tz[q], eps, 1.0, vx, vy, vz);
+      counts.direct_pairs += hi - lo;
+    } else {
+      const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
+      const double x = tx[q], y = ty[q], z = tz[q];
+#pragma omp simd reduction(+ : vx, vy, vz)
+      for (int p = 0; p < m; ++p)
+        br_pair(x, y, z, px[p] + ox, py[p] + oy, pz[p], Qh[p] - Ql[p], Qh[m + p] - Ql[m + p],
+                Qh[2 * m + p] - Ql[2 * m + p], eps, vx, vy, vz);
+      counts.proxy_pairs += m;
+      // hi: add [jh·B, hi) or take off [hi, jh·B); lo the other way round.
+      if (jh * B <= hi) direct(t, jh * B, hi, ox, oy, x, y, z, eps, 1.0, vx, vy, vz);
+      else direct(t, hi, jh * B, ox, oy, x, y, z, eps, -1.0, vx, vy, vz);
+      if (jl * B <= lo) direct(t, jl * B, lo, ox, oy, x, y, z, eps, -1.0, vx, vy, vz);
+      else direct(t, lo, jl * B, ox, oy, x, y, z, eps, 1.0, vx, vy, vz);
+      counts.direct_pairs += std::abs(hi - jh * B) + std::abs(lo - jl * B);
+    }
+    ux[q] += vx;
+    uy[q] += vy;
+    uz[q] += vz;
+  }
+}
+
+}  // namespace beatnik::model::tree
