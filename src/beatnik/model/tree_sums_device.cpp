@@ -1,6 +1,7 @@
 // The tree solver's sums on the device (tree_sums_device.hpp): a warp per batch (a leaf of at
-// most --tree-leaf targets), two targets per lane, each range's sources staged 32 at a time
-// through shared memory; each target sums its ranges in list order, as the host kernel does.
+// most --tree-leaf targets), two targets per lane; each target sums its ranges in list order,
+// as the host kernel does. (Staging each range's sources through shared memory 32 at a time was
+// slower: docs/tree.md.)
 // The lists travel launch by launch through page-locked staging, queued on the work stream.
 #include "beatnik/model/tree_sums_device.hpp"
 
@@ -50,15 +51,11 @@ __device__ inline bool in_window(double tx, double ty, double sx, double sy, int
 }
 
 // A warp per batch, two targets per lane (t and t + 32): each source is loaded once for two
-// pairs. A range's sources pass through shared memory 32 at a time (one coalesced load per lane
-// and array, then read by every lane at the same address). Every target sums its ranges, and each
-// range's sources, in list order (the host kernel's order).
+// pairs, by every lane at the same address (one transaction, served by the cache). Every target
+// sums its ranges, and each range's sources, in list order (the host kernel's order).
 __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
-  __shared__ double tile[kWarps][6][32];
-  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  const int b = blockIdx.x * kWarps + w;
-  if (b >= a.nb) return;  // the whole warp (no block-wide barrier below)
-  double(*S)[32] = tile[w];
+  const int b = blockIdx.x * kWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (b >= a.nb) return;  // the whole warp
   const long t0 = a.batch[2 * b], t1 = a.batch[2 * b + 1];
   const long r0 = a.start[b], r1 = a.start[b + 1];
   const long n = a.n;
@@ -75,35 +72,31 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
     double uxa = 0.0, uya = 0.0, uza = 0.0, uxb = 0.0, uyb = 0.0, uzb = 0.0;
     for (long r = r0; r < r1; ++r) {
       const TreeSumRange R = a.ranges[r];
-      const double* src = a.pool + R.off;
+      const double* xs = a.pool + R.off;
+      const double *ys = xs + R.stride, *zs = ys + R.stride, *qxs = zs + R.stride, *qys = qxs + R.stride,
+                   *qzs = qys + R.stride;
       const double ox = R.mx * L0, oy = R.my * L1;
-      for (int s0 = 0; s0 < R.count; s0 += 32) {
-        const int m = R.count - s0 < 32 ? R.count - s0 : 32;
-        __syncwarp();  // the previous tile is read
-        if (lane < m)
-          for (int c = 0; c < 6; ++c) S[c][lane] = __ldg(src + long(c) * R.stride + s0 + lane);
-        __syncwarp();
-        if (R.window) {
-          for (int q = 0; q < m; ++q) {
-            const double sx = S[0][q], sy = S[1][q], sz = S[2][q], qx = S[3][q], qy = S[4][q], qz = S[5][q];
-            if (in_window(xa, ya, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
-              br_pair(xa, ya, za, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
-              cnt += va;
-            }
-            if (in_window(xb, yb, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
-              br_pair(xb, yb, zb, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
-              cnt += vb;
-            }
+      if (R.window) {
+        for (int s = 0; s < R.count; ++s) {
+          const double sx = __ldg(xs + s), sy = __ldg(ys + s), sz = __ldg(zs + s);
+          const double qx = __ldg(qxs + s), qy = __ldg(qys + s), qz = __ldg(qzs + s);
+          if (in_window(xa, ya, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
+            br_pair(xa, ya, za, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
+            cnt += va;
           }
-        } else {
-          for (int q = 0; q < m; ++q) {
-            const double sx = S[0][q] + ox, sy = S[1][q] + oy, sz = S[2][q], qx = S[3][q], qy = S[4][q],
-                         qz = S[5][q];
-            br_pair(xa, ya, za, sx, sy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
-            br_pair(xb, yb, zb, sx, sy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
+          if (in_window(xb, yb, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
+            br_pair(xb, yb, zb, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
+            cnt += vb;
           }
-          cnt += (unsigned long long)(m) * (unsigned(va) + unsigned(vb));
         }
+      } else {
+        for (int s = 0; s < R.count; ++s) {
+          const double sx = __ldg(xs + s) + ox, sy = __ldg(ys + s) + oy, sz = __ldg(zs + s);
+          const double qx = __ldg(qxs + s), qy = __ldg(qys + s), qz = __ldg(qzs + s);
+          br_pair(xa, ya, za, sx, sy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
+          br_pair(xb, yb, zb, sx, sy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
+        }
+        cnt += (unsigned long long)(R.count) * (unsigned(va) + unsigned(vb));
       }
     }
     if (va) {
@@ -192,25 +185,39 @@ void TreeSumsDevice::release(Staging<T>& s) {
   s.cap = s.used = 0;
 }
 
-// n elements of s for one launch; when they do not fit after the earlier launches', waits for
-// those (their copies and kernels read s) and starts again from the front, larger if need be.
+// Before a call (no launch in flight): room for the largest call so far.
+template <class T>
+void TreeSumsDevice::prepare(Staging<T>& s) {
+  s.peak = std::max(s.peak, s.total);
+  s.total = s.used = 0;
+  if (s.peak > s.cap) resize(s, s.peak + s.peak / 8);
+}
+
+// Page-locked host and device memory of n elements (contents not kept).
+template <class T>
+void TreeSumsDevice::resize(Staging<T>& s, size_t n) {
+  release(s);
+  if (cudaMallocHost(reinterpret_cast<void**>(&s.host), n * sizeof(T)) != cudaSuccess) {
+    s.host = nullptr;
+    throw Error("tree device sums: cannot allocate page-locked host memory for the lists");
+  }
+  s.cap = n;
+  exec::grow(s.dev, exec::Space::Device, n);
+}
+
+// n elements of s for one launch. When they do not fit after the earlier launches' (the first
+// calls, or a call that needs more than any before), waits for those (their copies and kernels
+// read s) and starts again from the front, larger if need be; begin() then sizes s for the
+// largest call seen, so that later calls never wait here.
 template <class T>
 size_t TreeSumsDevice::reserve(Staging<T>& s, size_t n) {
+  s.total += n;
   if (s.used + n <= s.cap) {
     s.used += n;
     return s.used - n;
   }
   cudaStreamSynchronize(exec::detail::stream());
-  if (n > s.cap) {
-    release(s);
-    const size_t cap = std::max<size_t>(n + n / 2, 1024);
-    if (cudaMallocHost(reinterpret_cast<void**>(&s.host), cap * sizeof(T)) != cudaSuccess) {
-      s.host = nullptr;
-      throw Error("tree device sums: cannot allocate page-locked host memory for the lists");
-    }
-    s.cap = cap;
-    exec::grow(s.dev, exec::Space::Device, cap);
-  }
+  if (n > s.cap) resize(s, std::max<size_t>(n + n / 2, 1024));
   s.used = n;
   return 0;
 }
@@ -246,7 +253,8 @@ void TreeSumsDevice::begin(const double* targets, long n, const Arrays& near, co
   exec::grow(acc_far_, D, std::max(3 * n, 1L));
   if (n > 0) exec::copy(tgt_.data(), D, targets, H, 3 * n);
   pairs_.zero();
-  ranges_.used = index_.used = 0;
+  prepare(ranges_);
+  prepare(index_);
   launches_ = 0;
   pack_s = near_kernel_s = far_kernel_s = finish_s = 0;
   upload_s = now() - t;

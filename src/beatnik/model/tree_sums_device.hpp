@@ -4,7 +4,7 @@
 // batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays), flatten
 // them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image shift
 // and the window flag), copy them to the device and run a kernel (a warp per batch, two targets
-// per lane, sources staged through shared memory) in double with the host's pair formula and
+// per lane) in double with the host's pair formula and
 // window rule; the velocities come back into host arrays.
 // Compiled by nvcc in the CUDA build; the host build's run() throws (no device backend).
 #include <utility>
@@ -64,9 +64,14 @@ class TreeSumsDevice {
     T* host = nullptr;
     exec::Buffer<T> dev;
     size_t cap = 0, used = 0;
+    size_t total = 0, peak = 0;  // elements reserved this call, the most of any call
   };
   template <class T>
   size_t reserve(Staging<T>& s, size_t n);
+  template <class T>
+  void prepare(Staging<T>& s);
+  template <class T>
+  void resize(Staging<T>& s, size_t n);
   template <class T>
   void release(Staging<T>& s);
 

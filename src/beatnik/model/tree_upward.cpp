@@ -25,6 +25,18 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   return b.data();
 }
 
+// The last index in [lo, hi) whose field `key` is ≤ i (ascending; the first's is ≤ i).
+template <class T>
+BEATNIK_HOST_DEVICE inline int last_at_most(const T* v, int lo, int hi, long i, long T::*key) {
+  --hi;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (v[mid].*key <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
   int g0, g1, h0, h1;
   long slots, citems, gitems, parts;
@@ -112,12 +124,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     const long gitems = L.gitems;
     // (1) Lagrange values of every source of the depth on its cluster's grid.
     exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
-      int lo = g0, hi = g1 - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (GG[mid].slot <= i) lo = mid;
-        else hi = mid - 1;
-      }
+      const int lo = last_at_most(GG, g0, g1, i, &Grid::slot);
       const Grid& g = GG[lo];
       const long k = g.k0 + (i - g.slot);
       const double* nd = N + size_t(lo) * NW;
@@ -125,12 +132,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     });
     // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
     exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
-      int lo = h0, hi = h1 - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (HH[mid].item <= i) lo = mid;
-        else hi = mid - 1;
-      }
+      const int lo = last_at_most(HH, h0, h1, i, &Chunk::item);
       const Chunk& h = HH[lo];
       const Grid& g = GG[h.grid];
       const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
@@ -151,12 +153,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     });
     // (3) Per proxy: its point, and its chunks summed in chunk order.
     exec::parallel_for(S, gitems, [=] BEATNIK_HOST_DEVICE(long i) {
-      int lo = g0, hi = g1 - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (GG[mid].item <= i) lo = mid;
-        else hi = mid - 1;
-      }
+      const int lo = last_at_most(GG, g0, g1, i, &Grid::item);
       const Grid& g = GG[lo];
       const int m = g.m, idx = static_cast<int>(i - g.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
       const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
