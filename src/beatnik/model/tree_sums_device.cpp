@@ -20,7 +20,8 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 #if defined(BEATNIK_DEVICE_COMPILE)
-constexpr int kWarps = 4;  // batches per thread block: one warp each
+constexpr int kWarps = 4;    // batches per thread block: one warp each
+constexpr int kStreams = 4;  // launches in flight at once
 
 struct Args {
   const double* tgt;
@@ -193,6 +194,11 @@ void TreeSumsDevice::prepare(Staging<T>& s) {
   if (s.peak > s.cap) resize(s, s.peak + s.peak / 8);
 }
 
+// Waits for every launch queued so far.
+void TreeSumsDevice::sync_streams() {
+  for (void* st : streams_) cudaStreamSynchronize(static_cast<cudaStream_t>(st));
+}
+
 // Page-locked host and device memory of n elements (contents not kept).
 template <class T>
 void TreeSumsDevice::resize(Staging<T>& s, size_t n) {
@@ -216,7 +222,7 @@ size_t TreeSumsDevice::reserve(Staging<T>& s, size_t n) {
     s.used += n;
     return s.used - n;
   }
-  cudaStreamSynchronize(exec::detail::stream());
+  sync_streams();
   if (n > s.cap) resize(s, std::max<size_t>(n + n / 2, 1024));
   s.used = n;
   return 0;
@@ -228,6 +234,7 @@ TreeSumsDevice::~TreeSumsDevice() {
   release(ranges_);
   release(index_);
   for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  for (void* st : streams_) cudaStreamDestroy(static_cast<cudaStream_t>(st));
 #endif
 }
 
@@ -272,7 +279,16 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
   const int nb = b1 - b0;
   if (nb <= 0 || n_ <= 0) return;
   const double t = now();
-  cudaStream_t st = exec::detail::stream();
+  // Launches go round the streams, so that one launch's kernels fill the GPU while the previous
+  // one's last batches finish. The streams are blocking ones: ordered after the synchronous
+  // uploads and memsets of begin() on the default stream.
+  if (streams_.empty())
+    for (int k = 0; k < kStreams; ++k) {
+      cudaStream_t st;
+      cudaStreamCreate(&st);
+      streams_.push_back(st);
+    }
+  cudaStream_t st = static_cast<cudaStream_t>(streams_[launches_ % kStreams]);
   // Index block: batch bounds (2·nb), the near CSR (nb + 1), the far CSR (nb + 1).
   const size_t ni = 4 * size_t(nb) + 2;
   const size_t oi = reserve(index_, ni);
@@ -323,7 +339,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
   const double t = now();
-  cudaStreamSynchronize(exec::detail::stream());
+  sync_streams();
   const cudaEvent_t* ev = reinterpret_cast<const cudaEvent_t*>(events_.data());
   for (int l = 0; l < launches_; ++l) {
     float a = 0, b = 0;

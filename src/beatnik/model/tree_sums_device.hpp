@@ -47,7 +47,8 @@ class TreeSumsDevice {
   // every target of a launched batch overwritten); the pairs each field summed.
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
   // Seconds of the last call: host flattening (launch), uploads (begin), device time of the
-  // kernels (CUDA events: overlapped with the host), the wait and download (finish).
+  // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
+  // the wait and download (finish).
   double pack_s = 0, upload_s = 0, near_kernel_s = 0, far_kernel_s = 0, finish_s = 0;
 
   struct Pool {  // one pool's arrays, for finding a range's array by its host address
@@ -83,6 +84,8 @@ class TreeSumsDevice {
   exec::Buffer<unsigned long long> pairs_;  // near, far
   Staging<TreeSumRange> ranges_;
   Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
+  void sync_streams();
+  std::vector<void*> streams_;  // CUDA streams the launches take in turn
   std::vector<void*> events_;  // per launch: 3 CUDA events (start, near done, far done)
   int launches_ = 0;
 };
