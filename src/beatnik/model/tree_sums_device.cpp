@@ -1,7 +1,6 @@
 // The tree solver's sums on the device (tree_sums_device.hpp): a warp per batch (a leaf of at
-// most --tree-leaf targets), two targets per lane; each target sums its ranges in list order,
-// as the host kernel does. (Staging each range's sources through shared memory 32 at a time was
-// slower: docs/tree.md.)
+// most --tree-leaf targets), two targets per lane, each range's sources staged 32 at a time
+// through shared memory; each target sums its ranges in list order, as the host kernel does.
 // The lists travel launch by launch through page-locked staging, queued on the work stream.
 #include "beatnik/model/tree_sums_device.hpp"
 
@@ -52,11 +51,15 @@ __device__ inline bool in_window(double tx, double ty, double sx, double sy, int
 }
 
 // A warp per batch, two targets per lane (t and t + 32): each source is loaded once for two
-// pairs, by every lane at the same address (one transaction, served by the cache). Every target
-// sums its ranges, and each range's sources, in list order (the host kernel's order).
+// pairs. A range's sources pass through shared memory 32 at a time (one coalesced load per lane
+// and array, then read by every lane at the same address). Every target sums its ranges, and each
+// range's sources, in list order (the host kernel's order).
 __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
-  const int b = blockIdx.x * kWarps + threadIdx.x / 32, lane = threadIdx.x & 31;
-  if (b >= a.nb) return;  // the whole warp
+  __shared__ double tile[kWarps][6][32];
+  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  const int b = blockIdx.x * kWarps + w;
+  if (b >= a.nb) return;  // the whole warp (no block-wide barrier below)
+  double(*S)[32] = tile[w];
   const long t0 = a.batch[2 * b], t1 = a.batch[2 * b + 1];
   const long r0 = a.start[b], r1 = a.start[b + 1];
   const long n = a.n;
@@ -73,31 +76,35 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
     double uxa = 0.0, uya = 0.0, uza = 0.0, uxb = 0.0, uyb = 0.0, uzb = 0.0;
     for (long r = r0; r < r1; ++r) {
       const TreeSumRange R = a.ranges[r];
-      const double* xs = a.pool + R.off;
-      const double *ys = xs + R.stride, *zs = ys + R.stride, *qxs = zs + R.stride, *qys = qxs + R.stride,
-                   *qzs = qys + R.stride;
+      const double* src = a.pool + R.off;
       const double ox = R.mx * L0, oy = R.my * L1;
-      if (R.window) {
-        for (int s = 0; s < R.count; ++s) {
-          const double sx = __ldg(xs + s), sy = __ldg(ys + s), sz = __ldg(zs + s);
-          const double qx = __ldg(qxs + s), qy = __ldg(qys + s), qz = __ldg(qzs + s);
-          if (in_window(xa, ya, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
-            br_pair(xa, ya, za, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
-            cnt += va;
+      for (int s0 = 0; s0 < R.count; s0 += 32) {
+        const int m = R.count - s0 < 32 ? R.count - s0 : 32;
+        __syncwarp();  // the previous tile is read
+        if (lane < m)
+          for (int c = 0; c < 6; ++c) S[c][lane] = __ldg(src + long(c) * R.stride + s0 + lane);
+        __syncwarp();
+        if (R.window) {
+          for (int q = 0; q < m; ++q) {
+            const double sx = S[0][q], sy = S[1][q], sz = S[2][q], qx = S[3][q], qy = S[4][q], qz = S[5][q];
+            if (in_window(xa, ya, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
+              br_pair(xa, ya, za, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
+              cnt += va;
+            }
+            if (in_window(xb, yb, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
+              br_pair(xb, yb, zb, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
+              cnt += vb;
+            }
           }
-          if (in_window(xb, yb, sx, sy, R.mx, R.my, L0, L1, h0, h1, K)) {
-            br_pair(xb, yb, zb, sx + ox, sy + oy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
-            cnt += vb;
+        } else {
+          for (int q = 0; q < m; ++q) {
+            const double sx = S[0][q] + ox, sy = S[1][q] + oy, sz = S[2][q], qx = S[3][q], qy = S[4][q],
+                         qz = S[5][q];
+            br_pair(xa, ya, za, sx, sy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
+            br_pair(xb, yb, zb, sx, sy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
           }
+          cnt += (unsigned long long)(m) * (unsigned(va) + unsigned(vb));
         }
-      } else {
-        for (int s = 0; s < R.count; ++s) {
-          const double sx = __ldg(xs + s) + ox, sy = __ldg(ys + s) + oy, sz = __ldg(zs + s);
-          const double qx = __ldg(qxs + s), qy = __ldg(qys + s), qz = __ldg(qzs + s);
-          br_pair(xa, ya, za, sx, sy, sz, qx, qy, qz, a.eps, uxa, uya, uza);
-          br_pair(xb, yb, zb, sx, sy, sz, qx, qy, qz, a.eps, uxb, uyb, uzb);
-        }
-        cnt += (unsigned long long)(R.count) * (unsigned(va) + unsigned(vb));
       }
     }
     if (va) {

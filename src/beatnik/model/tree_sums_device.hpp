@@ -4,7 +4,7 @@
 // batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays), flatten
 // them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image shift
 // and the window flag), copy them to the device and run a kernel (a warp per batch, two targets
-// per lane) in double with the host's pair formula and
+// per lane, sources staged through shared memory) in double with the host's pair formula and
 // window rule; the velocities come back into host arrays.
 // Compiled by nvcc in the CUDA build; the host build's run() throws (no device backend).
 #include <utility>
