@@ -162,9 +162,9 @@ json config_json(const Simulation& sim) {
                          {"spatial_partition", mesh::to_string(b.partition)},
                          {"migrate_strategy", b.migrate_strategy},
                          {"let_strategy", b.let_strategy},
-                         {"device_phases", c.space == exec::Space::Device ? "near and far sums" : "none"},
+                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near and far sums" : "none"},
                          {"host_phases", c.space == exec::Space::Device
-                                             ? "migration, build, upward pass, LET, interaction lists"
+                                             ? "migration, build, LET, interaction lists"
                                              : "all"}};
   }
   j["tau"] = c.tau;
@@ -440,8 +440,8 @@ void print_banner(const Simulation& sim) {
                            : std::string("fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy);
       if (c.space == exec::Space::Device)
-        fmt::print("  BR on GPU   near and far sums on the device; migration, tree build, upward pass, LET and "
-                   "interaction lists on the host\n");
+        fmt::print("  BR on GPU   upward pass, near and far sums on the device; migration, tree build, LET and "
+                   "interaction lists on the host (the sums overlap the lists)\n");
     } else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
                  "partition on {} x {}, migration {}\n",

@@ -24,7 +24,8 @@ const std::vector<std::string>& compute_regions() {
   static const std::vector<std::string> names = {
       "fft.local",        "riesz.multiply", "zmodel.velocity",  "zmodel.omega",   "zmodel.vorticity",
       "boundary",         "rk.update",      "br.exact.compute", "br.cutoff.bin", "br.cutoff.compute",
-      "br.tree.upward",   "br.tree.low",    "br.tree.compute.lists", "br.tree.compute.near", "br.tree.compute.far"};
+      "br.tree.upward",   "br.tree.low",    "br.tree.compute.lists", "br.tree.compute.near", "br.tree.compute.far",
+      "br.tree.compute.edge"};
   return names;
 }
 

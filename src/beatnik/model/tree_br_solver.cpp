@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <chrono>
 #include <limits>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
+#include "beatnik/model/tree_lagrange.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 
@@ -54,6 +56,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats);
   if (space_ == exec::Space::Device) {
     device_ = std::make_unique<TreeSumsDevice>();
+    upward_dev_ = std::make_unique<TreeUpward>(space_);
     dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
   }
 }
@@ -130,17 +133,21 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   }
   {
     Timers::Scope t(timers_, "br.tree.compute");
-    {
-      Timers::Scope l(timers_, "br.tree.compute.lists");
-      lists();
-    }
-    {
-      Timers::Scope l(timers_, "br.tree.compute.near");
-      near();
-    }
-    {
-      Timers::Scope l(timers_, "br.tree.compute.far");
-      far();
+    if (device_ && computes(gate_)) {  // a skeleton's stand-ins are the host phases'
+      compute_device();
+    } else {
+      {
+        Timers::Scope l(timers_, "br.tree.compute.lists");
+        lists(0, batches());
+      }
+      {
+        Timers::Scope l(timers_, "br.tree.compute.near");
+        near();
+      }
+      {
+        Timers::Scope l(timers_, "br.tree.compute.far");
+        far();
+      }
     }
     {
       Timers::Scope l(timers_, "br.tree.compute.edge");
@@ -244,6 +251,15 @@ void TreeBRSolver::upward() {
   const int nc = static_cast<int>(cl.size());
   const std::vector<int> deg = layout_proxies(t, settings_.tree_degree, settings_.tree_theta);
   if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
+  if (upward_dev_) {  // -x cuda: the same sums on the device, depth by depth (tree_upward.hpp)
+    upward_dev_->run(t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg, settings_.tree_degree,
+                     t.proxies.data(), static_cast<long>(t.proxies.size()));
+    if (timers_) {
+      timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
+      timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
+    }
+    return;
+  }
 #pragma omp parallel for schedule(dynamic, 1)
   for (int c = 0; c < nc; ++c)
     if (t.proxy_start[c] >= 0)
@@ -349,19 +365,20 @@ void TreeBRSolver::exchange_let() {
   for (long c : let_send_counts_) load_.let_bytes += c * long(sizeof(double));
 }
 
-// The interaction lists of every batch: each image the batch's pairs can take, down this rank's
-// tree and each LET part.
-void TreeBRSolver::lists() {
+int TreeBRSolver::batches() const { return nown_ > 0 ? static_cast<int>(tree_.leaves().size()) : 0; }
+
+// The interaction lists of batches [b0, b1): each image the batch's pairs can take, down this
+// rank's tree and each LET part.
+void TreeBRSolver::lists(int b0, int b1) {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
   const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = nown_ > 0 ? static_cast<int>(leaves.size()) : 0;
   const int nt = static_cast<int>(sources_.size());
-  near_.resize(nb);
-  far_.resize(nb);
-  edge_.resize(nb);
+  near_.resize(batches());
+  far_.resize(batches());
+  edge_.resize(batches());
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int b = 0; b < nb; ++b) {
+  for (int b = b0; b < b1; ++b) {
     near_[b].clear();
     far_[b].clear();
     edge_[b].clear();
@@ -454,7 +471,7 @@ void TreeBRSolver::near_ranges(int b, std::vector<BRSourceRange>& ranges) const 
 void TreeBRSolver::near() {
   acc_near_.assign(3 * sources_[0].n, 0.0);
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.near");  // zero velocities go back
-  load_.direct_pairs = device_ ? sums_device(false, acc_near_.data()) : sums_host(false, acc_near_.data());
+  load_.direct_pairs = sums_host(false, acc_near_.data());
 }
 
 void TreeBRSolver::far_ranges(int b, std::vector<BRSourceRange>& ranges) const {
@@ -478,19 +495,25 @@ void TreeBRSolver::far() {
   const long n = T.n;
   acc_far_.assign(3 * n, 0.0);
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.far");
-  const auto& cl = T.clusters;
+  load_.cluster_terms = cluster_terms();
+  load_.proxy_pairs = sums_host(true, acc_far_.data());
+}
+
+// (target, cluster image) terms of the far lists.
+long TreeBRSolver::cluster_terms() const {
+  const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(far_.size());
   long terms = 0;
-  for (int b = 0; b < nb; ++b) terms += cl[leaves[b]].count() * static_cast<long>(far_[b].size());
-  load_.cluster_terms = terms;
-  load_.proxy_pairs = device_ ? sums_device(true, acc_far_.data()) : sums_host(true, acc_far_.data());
+  for (int b = 0; b < static_cast<int>(far_.size()); ++b)
+    terms += cl[leaves[b]].count() * static_cast<long>(far_[b].size());
+  return terms;
 }
 
 // Edge terms (tree_edge.hpp): one prefix table per (tree, cluster, dimension, proxy set) the
 // lists use, built here (in parallel); then every batch's terms in list order into the far
 // field, on the host also with -x cuda (after the device's far sum).
 void TreeBRSolver::edges() {
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.edge");
   const int nb = static_cast<int>(edge_.size());
   std::vector<std::array<int, 4>> keys;
   for (int b = 0; b < nb; ++b)
@@ -584,37 +607,59 @@ long TreeBRSolver::sums_host(bool far_field, double* acc) const {
   return pairs;
 }
 
-// The same ranges, every batch at once on the device (tree_sums_device.hpp); the sources (near)
-// or proxies (far) of every tree travel as one pool.
-long TreeBRSolver::sums_device(bool far_field, double* acc) {
+// -x cuda: the lists in runs of batches, each run's near and far sums queued on the device
+// (tree_sums_device.hpp) while the host builds the next run's lists; the same lists, ranges and
+// order of the additions per target as the host's near() and far().
+void TreeBRSolver::compute_device() {
   const tree::SourceTree& T = sources_[0];
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(near_.size());
-  std::vector<std::pair<const double*, long>> arrays;
-  for (const auto& S : sources_)
-    arrays.emplace_back(far_field ? S.proxies.data() : S.pts.data(),
-                        static_cast<long>(far_field ? S.proxies.size() : S.pts.size()));
-  if (far_field)  // the lower-degree proxy sets are ranges of the far field too
-    for (const LowSets& l : low_) arrays.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
+  const int nb = batches();
+  TreeSumsDevice::Arrays near_arrays, far_arrays;
+  for (const auto& S : sources_) {
+    near_arrays.emplace_back(S.pts.data(), static_cast<long>(S.pts.size()));
+    far_arrays.emplace_back(S.proxies.data(), static_cast<long>(S.proxies.size()));
+  }
+  for (const LowSets& l : low_) far_arrays.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
   std::vector<long> batch(2 * size_t(nb));
-  dev_ranges_.resize(nb);
-#pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nb; ++b) {
-    const search::Cluster& B = cl[leaves[b]];
-    batch[2 * b] = B.begin;
-    batch[2 * b + 1] = B.end;
-    if (far_field) far_ranges(b, dev_ranges_[b]);
-    else near_ranges(b, dev_ranges_[b]);
+    batch[2 * b] = cl[leaves[b]].begin;
+    batch[2 * b + 1] = cl[leaves[b]].end;
   }
-  const long pairs = device_->run(T.pts.data(), T.n, arrays, batch, dev_ranges_, rules_.images, eps_, acc);
+  near_.resize(nb);
+  far_.resize(nb);
+  dev_near_.resize(nb);
+  dev_far_.resize(nb);
+  device_->begin(T.pts.data(), T.n, near_arrays, far_arrays, rules_.images, eps_);
+  // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
+  constexpr int kRuns = 16;
+  const int run = std::max(256, (nb + kRuns - 1) / kRuns);
+  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  double list_s = 0.0;
+  for (int b0 = 0; b0 < nb; b0 += run) {
+    const int b1 = std::min(nb, b0 + run);
+    const double t0 = now();
+    lists(b0, b1);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int b = b0; b < b1; ++b) {
+      near_ranges(b, dev_near_[b]);
+      far_ranges(b, dev_far_[b]);
+    }
+    list_s += now() - t0;
+    device_->launch(b0, b1, batch, dev_near_, dev_far_);
+  }
+  acc_near_.resize(3 * size_t(T.n));
+  acc_far_.resize(3 * size_t(T.n));
+  device_->finish(acc_near_.data(), acc_far_.data(), load_.direct_pairs, load_.proxy_pairs);
+  load_.cluster_terms = cluster_terms();
   if (timers_) {
-    const std::string w = far_field ? "br.tree.compute.far" : "br.tree.compute.near";
-    timers_->add(w + ".kernel", device_->kernel_s);
-    timers_->add(w + ".pack", device_->pack_s);
-    timers_->add(w + ".copy", device_->upload_s + device_->download_s);
+    timers_->add("br.tree.compute.lists", list_s);
+    timers_->add("br.tree.compute.pack", device_->pack_s);
+    timers_->add("br.tree.compute.copy", device_->upload_s);
+    timers_->add("br.tree.compute.wait", device_->finish_s);
+    timers_->add("br.tree.compute.near.kernel", device_->near_kernel_s);
+    timers_->add("br.tree.compute.far.kernel", device_->far_kernel_s);
   }
-  return pairs;
 }
 
 // Velocities back to the surface owners, block by block in the order they came, then into `out`.

@@ -17,16 +17,19 @@
 // the interval of C's sources its window holds through prefix proxy sets. With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// Any rank count; with -x cuda the near and far sums run on the device (model/tree_sums_device.hpp,
+// Any rank count; with -x cuda the upward pass (model/tree_upward.hpp) and the near and far sums
+// run on the device (model/tree_sums_device.hpp,
 // everything else on the host from copied positions): the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
 // br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far,
-// .edge inside it), br.tree.to_surface. Skeleton mode (a skipping gate): the migrations, tree build and LET run on
-// the positions as they are (the messages follow them); the proxies' interpolation (upward), the
-// lower-degree sets, the lists and the sums stand in, and the velocities returned are zero.
+// .edge inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
+// .far.kernel, which overlap the host's .lists), br.tree.to_surface. Skeleton mode (a skipping
+// gate): the migrations, tree build and LET run on the positions as they are (the messages follow
+// them); the proxies' interpolation (upward), the lower-degree sets, the lists and the sums stand
+// in, and the velocities returned are zero.
 #include <memory>
 #include <vector>
 
@@ -45,6 +48,7 @@
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
+#include "beatnik/model/tree_upward.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
 namespace beatnik::model {
@@ -125,14 +129,16 @@ class TreeBRSolver : public BRSolver {
   void exchange_let();
   void low_sets(int tree);
   int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
-  void lists();
+  int batches() const;
+  void lists(int b0, int b1);
   void near();
   void far();
   void edges();
+  long cluster_terms() const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
-  long sums_device(bool far, double* acc);
   long sums_host(bool far, double* acc) const;
+  void compute_device();
   void to_surface(const mesh::Field& out);
   struct Lists {
     std::vector<Term>&near, &far, &edge;
@@ -175,8 +181,9 @@ class TreeBRSolver : public BRSolver {
   TreeLoad load_;
   Totals totals_;
   std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
+  std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
-  std::vector<std::vector<BRSourceRange>> dev_ranges_;  // -x cuda: every batch's ranges
+  std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities
 };
 

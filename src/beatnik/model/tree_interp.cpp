@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "beatnik/model/tree_lagrange.hpp"
+
 namespace beatnik::model::tree {
 namespace {
 
@@ -18,36 +20,6 @@ int side_degree(int p, double theta, double w, double wmax) {
   if (w >= wmax || !(theta > 0.0 && theta < 1.0)) return p;
   const double ratio = std::log(theta) / std::log(theta * w / wmax);
   return std::clamp(static_cast<int>(std::ceil(p * ratio)), 0, p);
-}
-
-// Chebyshev points of the second kind on [lo, hi] (degree n: n + 1 points) and their
-// barycentric weights.
-void chebyshev(double lo, double hi, int n, double* s, double* w) {
-  const double c = 0.5 * (lo + hi), r = 0.5 * (hi - lo);
-  if (n == 0) {
-    s[0] = c;
-    w[0] = 1.0;
-    return;
-  }
-  for (int j = 0; j <= n; ++j) {
-    s[j] = c + r * std::cos(M_PI * j / n);
-    w[j] = ((j % 2) ? -1.0 : 1.0) * ((j == 0 || j == n) ? 0.5 : 1.0);
-  }
-}
-
-// Lagrange basis values L_j(x), j = 0..n, by the barycentric formula.
-void lagrange(double x, int n, const double* s, const double* w, double* out) {
-  for (int j = 0; j <= n; ++j)
-    if (x == s[j]) {
-      for (int i = 0; i <= n; ++i) out[i] = i == j ? 1.0 : 0.0;
-      return;
-    }
-  double den = 0.0;
-  for (int j = 0; j <= n; ++j) {
-    out[j] = w[j] / (x - s[j]);
-    den += out[j];
-  }
-  for (int j = 0; j <= n; ++j) out[j] /= den;
 }
 
 // q̂_abc += L_a(x) L_b(y) L_c(z)·q for one source (L: its basis values per side; q̂: [x|y|z], m each).

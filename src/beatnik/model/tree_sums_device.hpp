@@ -1,11 +1,11 @@
 #pragma once
 // The tree solver's near and far sums on the device (-S tree -x cuda, docs/tree.md "On the
-// GPU"). The tree, the LET, the upward pass and the interaction lists stay on the host; a sum
-// takes the batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays),
-// flattens them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image
-// shift and the window flag), copies targets, pool and lists to the device, runs one kernel (a
-// block per batch, a thread per target, every source read once per block) in double with the
-// host's pair formula and window rule, and copies the velocities back into the host array.
+// GPU"). The tree, the LET and the interaction lists stay on the host; the sums take the
+// batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays), flatten
+// them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image shift
+// and the window flag), copy them to the device and run a kernel (a warp per batch, two targets
+// per lane, sources staged through shared memory) in double with the host's pair formula and
+// window rule; the velocities come back into host arrays.
 // Compiled by nvcc in the CUDA build; the host build's run() throws (no device backend).
 #include <utility>
 #include <vector>
@@ -18,32 +18,76 @@
 
 namespace beatnik::model {
 
-struct TreeSumRange {  // a BRSourceRange as the device reads it (24 bytes: the lists are large)
-  long off;                  // the range's first source in the pool (x; y at off + stride, ...)
+struct TreeSumRange {  // a BRSourceRange as the device reads it (16 bytes: the lists run to GB)
+  int off;                   // the range's first source in the pool (x; y at off + stride, ...)
   int stride, count;
-  short mx, my;
-  int window;
+  signed char mx, my;        // image shift (run() checks the range)
+  unsigned char window;
 };
 
+// One call's sums, pipelined with the host's list building: begin() uploads the targets and the
+// two pools, each launch() flattens a run of batches' lists into page-locked memory and queues
+// its copy and both kernels without waiting, finish() waits and brings the velocities back. So
+// the device sums batches [0, b) while the host builds the lists of the batches after b.
 class TreeSumsDevice {
  public:
+  using Arrays = std::vector<std::pair<const double*, long>>;  // host arrays, length in doubles
   TreeSumsDevice();
-  // Velocities of targets (host, [x|y|z], n each) into acc (host, [ux|uy|uz], overwritten):
-  // batch b covers targets [batch[2b], batch[2b+1]) and takes ranges[b] in order, whose p
-  // point into `arrays` (host pointer, length). Returns the pairs summed.
-  long run(const double* targets, long n, const std::vector<std::pair<const double*, long>>& arrays,
-           const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& ranges,
-           const BRImages& img, double eps, double* acc);
-  // Seconds of the last run spent flattening the lists (host), copying to the device, in the
-  // kernel, copying back.
-  double pack_s = 0, upload_s = 0, kernel_s = 0, download_s = 0;
+  ~TreeSumsDevice();
+  TreeSumsDevice(const TreeSumsDevice&) = delete;
+  TreeSumsDevice& operator=(const TreeSumsDevice&) = delete;
+  // Targets (host, [x|y|z], n each); the arrays the near (sources) and far (proxies) ranges
+  // point into, each copied into one device pool.
+  void begin(const double* targets, long n, const Arrays& near, const Arrays& far, const BRImages& img, double eps);
+  // Batches [b0, b1): batch b covers targets [batch[2b], batch[2b+1]) and sums near[b], then
+  // (separately) far[b], each in list order. Returns once the work is queued.
+  void launch(int b0, int b1, const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& near,
+              const std::vector<std::vector<BRSourceRange>>& far);
+  // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
+  // every target of a launched batch overwritten); the pairs each field summed.
+  void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
+  // Seconds of the last call: host flattening (launch), uploads (begin), device time of the
+  // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
+  // the wait and download (finish).
+  double pack_s = 0, upload_s = 0, near_kernel_s = 0, far_kernel_s = 0, finish_s = 0;
+
+  struct Pool {  // one pool's arrays, for finding a range's array by its host address
+    std::vector<long> base;        // pool offset of each array
+    std::vector<const double*> first;  // array starts, sorted
+    std::vector<int> by_addr;      // array index of each sorted start
+    Arrays arrays;
+  };
 
  private:
-  exec::Buffer<double> tgt_, pool_, acc_;
-  exec::Buffer<long> batch_, start_;
-  exec::Buffer<TreeSumRange> ranges_;
-  exec::Buffer<unsigned long long> pairs_;
-  exec::Buffer<TreeSumRange> flat_;  // host, uninitialised (the lists run to GB at 1024²)
+  // Page-locked host memory and device memory of the same size, filled launch by launch.
+  template <class T>
+  struct Staging {
+    T* host = nullptr;
+    exec::Buffer<T> dev;
+    size_t cap = 0, used = 0;
+    size_t total = 0, peak = 0;  // elements reserved this call, the most of any call
+  };
+  template <class T>
+  size_t reserve(Staging<T>& s, size_t n);
+  template <class T>
+  void prepare(Staging<T>& s);
+  template <class T>
+  void resize(Staging<T>& s, size_t n);
+  template <class T>
+  void release(Staging<T>& s);
+
+  long n_ = 0;
+  BRImages img_;
+  double eps_ = 0;
+  Pool near_, far_;
+  exec::Buffer<double> tgt_, near_pool_, far_pool_, acc_near_, acc_far_;
+  exec::Buffer<unsigned long long> pairs_;  // near, far
+  Staging<TreeSumRange> ranges_;
+  Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
+  void sync_streams();
+  std::vector<void*> streams_;  // CUDA streams the launches take in turn
+  std::vector<void*> events_;  // per launch: 3 CUDA events (start, near done, far done)
+  int launches_ = 0;
 };
 
 // Host velocities in surface order ([ux|uy|uz], owned_count each, row-major) into the device

@@ -11,20 +11,36 @@ double Cluster::radius() const {
   return std::sqrt(r2);
 }
 
+namespace {
+
+// Clusters in the subtree of a cluster of c points: the tree's shape depends on the counts
+// alone (cut at the middle position, a leaf at ≤ leaf points), so every cluster's index in the
+// depth-first numbering is known before any point is looked at.
+long subtree_size(long c, long leaf) { return c <= leaf ? 1 : 1 + subtree_size(c / 2, leaf) + subtree_size(c - c / 2, leaf); }
+
+// Subtrees of at least this many points are split as tasks of their own.
+constexpr long kTaskPoints = 16384;
+
+}  // namespace
+
 void ClusterTree::build(const double* x, const double* y, const double* z, long n, int leaf) {
-  nodes_.clear();
-  leaves_.clear();
+  const long lf = std::max(leaf, 1);
   order_.resize(n);
   for (long k = 0; k < n; ++k) order_[k] = k;
-  Cluster root;
-  root.end = n;
-  nodes_.push_back(root);
+  nodes_.assign(subtree_size(n, lf), Cluster{});
+  nodes_[0].end = n;
   const double* xyz[3] = {x, y, z};
-  split(0, xyz, std::max(leaf, 1));
+  // The subtrees are disjoint ranges of order_ and of nodes_: tasks for the large ones.
+#pragma omp parallel if (n >= kTaskPoints)
+#pragma omp single
+  split(0, xyz, static_cast<int>(lf));
+  leaves_.clear();
+  for (int c = 0; c < static_cast<int>(nodes_.size()); ++c)
+    if (nodes_[c].leaf()) leaves_.push_back(c);  // depth-first order: tree order
 }
 
-// Box of `node`, then (above the leaf size) its two halves, depth first: leaves come out in
-// tree order.
+// Box of `node`, then (above the leaf size) its two halves at the indices the depth-first
+// numbering gives them.
 void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   const long b = nodes_[node].begin, e = nodes_[node].end;
   double lo[3], hi[3];
@@ -42,10 +58,7 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
     nodes_[node].lo[d] = e > b ? lo[d] : 0.0;
     nodes_[node].hi[d] = e > b ? hi[d] : 0.0;
   }
-  if (e - b <= leaf) {
-    leaves_.push_back(node);
-    return;
-  }
+  if (e - b <= leaf) return;
   int dim = 0;
   for (int d = 1; d < 3; ++d)
     if (hi[d] - lo[d] > hi[dim] - lo[dim]) dim = d;
@@ -54,14 +67,17 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   // Ties broken by the original index: the order is a function of the points alone.
   std::nth_element(order_.begin() + b, order_.begin() + mid, order_.begin() + e,
                    [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); });
-  for (int c = 0; c < 2; ++c) {
-    Cluster k;
-    k.begin = c == 0 ? b : mid;
-    k.end = c == 0 ? mid : e;
-    nodes_[node].child[c] = static_cast<int>(nodes_.size());
-    nodes_.push_back(k);
-    split(nodes_[node].child[c], xyz, leaf);
-  }
+  const int c0 = node + 1, c1 = node + 1 + static_cast<int>(subtree_size(mid - b, leaf));
+  nodes_[node].child[0] = c0;
+  nodes_[node].child[1] = c1;
+  nodes_[c0].begin = b;
+  nodes_[c0].end = mid;
+  nodes_[c1].begin = mid;
+  nodes_[c1].end = e;
+#pragma omp task default(shared) if (mid - b >= kTaskPoints)
+  split(c0, xyz, leaf);
+  split(c1, xyz, leaf);
+#pragma omp taskwait
 }
 
 }  // namespace beatnik::search

@@ -1,0 +1,179 @@
+// The upward pass in three passes per tree depth (tree_upward.hpp). Compiled by nvcc in the CUDA
+// build (the lambdas run as device kernels there), by the host compiler otherwise.
+#include "beatnik/model/tree_upward.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/scratch.hpp"
+#include "beatnik/model/tree_lagrange.hpp"
+
+namespace beatnik::model {
+namespace {
+
+constexpr long kChunk = 256;  // sources per partial sum: enough items to fill a GPU at every depth
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// The data of v in space s: v itself on the host, else a copy in b.
+template <class T>
+const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
+  if (s == exec::Space::Host) return v;
+  exec::grow(b, s, std::max<size_t>(n, 1));
+  exec::copy(b.data(), s, v, exec::Space::Host, n);
+  return b.data();
+}
+
+// The last index in [lo, hi) whose field `key` is ≤ i (ascending; the first's is ≤ i).
+template <class T>
+BEATNIK_HOST_DEVICE inline int last_at_most(const T* v, int lo, int hi, long i, long T::*key) {
+  --hi;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (v[mid].*key <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
+  int g0, g1, h0, h1;
+  long slots, citems, gitems, parts;
+};
+
+}  // namespace
+
+TreeUpward::TreeUpward(exec::Space space)
+    : space_(space),
+      pts_(space, 0),
+      nodes_(space, 0),
+      table_(space, 0),
+      part_(space, 0),
+      out_(space, 0),
+      grids_(space, 0),
+      chunks_(space, 0) {}
+
+void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
+                     const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total) {
+  const exec::Space S = space_;
+  double t = now();
+  // Depths (a child comes after its parent in cluster order), then the grids of each depth.
+  const int nc = static_cast<int>(cl.size());
+  std::vector<int> depth(nc, 0);
+  int maxd = 0;
+  for (int c = 0; c < nc; ++c)
+    for (int k : cl[c].child)
+      if (k >= 0) maxd = std::max(maxd, depth[k] = depth[c] + 1);
+  std::vector<std::vector<int>> by(maxd + 1);
+  for (int c = 0; c < nc; ++c)
+    if (start[c] >= 0) by[depth[c]].push_back(c);
+  const int p1 = p + 1, W = 3 * p1, NW = 6 * p1;
+  std::vector<Grid> G;
+  std::vector<Chunk> H;
+  std::vector<Level> levels;
+  std::vector<double> nodes;  // per grid: points, then weights, p + 1 per side
+  long max_slots = 0, max_parts = 0;
+  for (const std::vector<int>& list : by) {
+    if (list.empty()) continue;
+    Level L{static_cast<int>(G.size()), 0, static_cast<int>(H.size()), 0, 0, 0, 0, 0};
+    for (int c : list) {
+      Grid g{cl[c].begin, L.slots, start[c], L.gitems, count[c], static_cast<int>(H.size()), 0, {0, 0, 0}};
+      for (int d = 0; d < 3; ++d) g.dg[d] = deg[3 * size_t(c) + d];
+      for (long k = cl[c].begin; k < cl[c].end; k += kChunk) {
+        const long e = std::min(k + kChunk, cl[c].end);
+        H.push_back({static_cast<int>(G.size()), L.slots + (k - cl[c].begin), L.slots + (e - cl[c].begin), k, L.parts,
+                     L.citems});
+        L.parts += 3L * g.m;
+        L.citems += g.m;
+      }
+      g.chunk1 = static_cast<int>(H.size());
+      L.slots += cl[c].count();
+      L.gitems += g.m;
+      const size_t o = nodes.size();
+      nodes.resize(o + NW, 0.0);
+      for (int d = 0; d < 3; ++d)
+        tree::chebyshev(cl[c].lo[d], cl[c].hi[d], g.dg[d], &nodes[o + d * p1], &nodes[o + W + d * p1]);
+      G.push_back(g);
+    }
+    L.g1 = static_cast<int>(G.size());
+    L.h1 = static_cast<int>(H.size());
+    max_slots = std::max(max_slots, L.slots);
+    max_parts = std::max(max_parts, L.parts);
+    levels.push_back(L);
+  }
+  if (G.empty()) return;
+  const double* P = place(pts_, S, pts, 6 * size_t(n));
+  const double* N = place(nodes_, S, nodes.data(), nodes.size());
+  const Grid* GG = place(grids_, S, G.data(), G.size());
+  const Chunk* HH = place(chunks_, S, H.data(), H.size());
+  exec::grow(table_, S, size_t(max_slots) * W);
+  exec::grow(part_, S, std::max<size_t>(max_parts, 1));
+  double* out = proxies;
+  if (S != exec::Space::Host) {
+    exec::grow(out_, S, std::max(total, 1L));
+    out = out_.data();
+  }
+  double* T = table_.data();
+  double* part = part_.data();
+  exec::fence(S);
+  const double t1 = now();
+  upload_s = t1 - t;
+  for (const Level& L : levels) {
+    const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1;
+    const long gitems = L.gitems;
+    // (1) Lagrange values of every source of the depth on its cluster's grid.
+    exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
+      const int lo = last_at_most(GG, g0, g1, i, &Grid::slot);
+      const Grid& g = GG[lo];
+      const long k = g.k0 + (i - g.slot);
+      const double* nd = N + size_t(lo) * NW;
+      for (int d = 0; d < 3; ++d) tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, T + i * W + d * p1);
+    });
+    // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
+    exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
+      const int lo = last_at_most(HH, h0, h1, i, &Chunk::item);
+      const Chunk& h = HH[lo];
+      const Grid& g = GG[h.grid];
+      const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
+      const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+      for (long r = h.slot0; r < h.slot1; ++r) {
+        const double* Lr = T + r * W;
+        const long k = h.k0 + (r - h.slot0);
+        const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+        s0 += f * P[3 * n + k];
+        s1 += f * P[4 * n + k];
+        s2 += f * P[5 * n + k];
+      }
+      double* o = part + h.part;
+      o[idx] = s0;
+      o[g.m + idx] = s1;
+      o[2 * g.m + idx] = s2;
+    });
+    // (3) Per proxy: its point, and its chunks summed in chunk order.
+    exec::parallel_for(S, gitems, [=] BEATNIK_HOST_DEVICE(long i) {
+      const int lo = last_at_most(GG, g0, g1, i, &Grid::item);
+      const Grid& g = GG[lo];
+      const int m = g.m, idx = static_cast<int>(i - g.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
+      const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
+      const double* nd = N + size_t(lo) * NW;
+      double* o = out + g.out;
+      o[idx] = nd[a];
+      o[m + idx] = nd[p1 + b];
+      o[2 * m + idx] = nd[2 * p1 + e];
+      for (int c = 0; c < 3; ++c) {
+        double v = 0.0;
+        for (int h = g.chunk0; h < g.chunk1; ++h) v += part[HH[h].part + c * m + idx];
+        o[(3 + c) * m + idx] = v;
+      }
+    });
+  }
+  exec::fence(S);
+  const double t2 = now();
+  kernel_s = t2 - t1;
+  if (S != exec::Space::Host) exec::copy(proxies, exec::Space::Host, out, S, total);
+  download_s = now() - t2;
+}
+
+}  // namespace beatnik::model

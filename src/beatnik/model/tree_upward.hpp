@@ -1,0 +1,55 @@
+#pragma once
+// The tree solver's upward pass written once for host and device (exec::parallel_for): every
+// cluster's proxy strengths q̂_abc = Σ_k L_a(x_k)L_b(y_k)L_c(z_k)·q_k from its sources
+// (docs/tree.md "On the GPU"). -x cuda runs it on the device from the uploaded sources; the host
+// solver keeps its per-cluster loop (tree_br_solver.cpp), which this equals to round-off
+// (tests/unit/test_tree_upward.cpp).
+//
+// Why three passes per tree level instead of a loop per cluster: a cluster near the root holds
+// most of the sources, so one thread (or block) per cluster would leave the machine idle. The
+// clusters of one depth are disjoint, so per depth: (1) every source's Lagrange values on its
+// cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
+// kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
+// (one item per proxy), so the result does not depend on the thread count.
+#include <vector>
+
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/search/cluster_tree.hpp"
+
+namespace beatnik::model {
+
+class TreeUpward {
+ public:
+  explicit TreeUpward(exec::Space space);
+  // Sources pts (host, [x|y|z|qx|qy|qz], n each, tree order); cluster c has a grid when
+  // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
+  // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
+  // doubles). p bounds every side's degree.
+  void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
+           const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total);
+  // Seconds of the last run: uploads, the passes, the download.
+  double upload_s = 0, kernel_s = 0, download_s = 0;
+
+  struct Grid {  // a cluster with proxies, as the passes read it
+    long k0;     // its first source (tree order)
+    long slot;   // its first source's row in the level's Lagrange table
+    long out;    // offset of its proxies
+    long item;   // its first proxy among the level's proxies (pass 3)
+    int m, chunk0, chunk1;
+    int dg[3];
+  };
+  struct Chunk {  // at most kChunk consecutive sources of one grid
+    int grid;
+    long slot0, slot1, k0;
+    long part;  // offset of its 3·m partial sums (per level)
+    long item;  // its first item among the level's (chunk, proxy) items (pass 2)
+  };
+
+ private:
+  exec::Space space_;
+  exec::Buffer<double> pts_, nodes_, table_, part_, out_;
+  exec::Buffer<Grid> grids_;
+  exec::Buffer<Chunk> chunks_;
+};
+
+}  // namespace beatnik::model

@@ -1,0 +1,110 @@
+// The tree solver's upward pass (model/tree_upward.hpp) against proxy strengths summed in the
+// test with the Lagrange basis in product form, L_j(x) = Π_{i≠j} (x − s_i)/(s_j − s_i), on
+// Chebyshev points of the second kind computed here: independent of the pass's barycentric
+// formula, its depth grouping and its chunked sums. Sources on a wavy sheet, so clusters span
+// several depths and chunks and the thin side gets a lower degree. Built twice: host
+// (test_tree_upward) and, in the CUDA build, device (test_tree_upward_device, needs a GPU).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "beatnik/exec/space.hpp"
+#include "beatnik/model/tree_upward.hpp"
+#include "beatnik/search/cluster_tree.hpp"
+#include "support/test_support.hpp"
+
+using namespace beatnik;
+
+namespace {
+
+#if defined(TREE_UPWARD_ON_DEVICE)
+const exec::Space kSpace = exec::Space::Device;
+#else
+const exec::Space kSpace = exec::Space::Host;
+#endif
+
+double basis(double x, int n, double lo, double hi, int j) {
+  if (n == 0) return 1.0;
+  auto node = [&](int i) { return 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * i / n); };
+  double v = 1.0;
+  for (int i = 0; i <= n; ++i)
+    if (i != j) v *= (x - node(i)) / (node(j) - node(i));
+  return v;
+}
+
+}  // namespace
+
+TEST(TreeUpward, EqualsProductFormSums) {
+#if defined(TREE_UPWARD_ON_DEVICE)
+  ASSERT_TRUE(exec::device_count() > 0) << "the CUDA build's device tests need a visible GPU";
+  exec::set_device(0);
+#endif
+  const long n = 5000;
+  const int p = 6;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> pts(6 * n);
+  for (long k = 0; k < n; ++k) {
+    const double x = 3 * u(rng), y = 3 * u(rng);
+    pts[k] = x;
+    pts[n + k] = y;
+    pts[2 * n + k] = 0.05 * std::sin(2 * x) * std::cos(y);
+    for (int c = 3; c < 6; ++c) pts[c * n + k] = u(rng);
+  }
+  search::ClusterTree tree;
+  tree.build(pts.data(), pts.data() + n, pts.data() + 2 * n, n, 40);
+  const std::vector<long>& order = tree.order();
+  std::vector<double> sorted(6 * n);
+  for (long q = 0; q < n; ++q)
+    for (int c = 0; c < 6; ++c) sorted[c * n + q] = pts[c * n + order[q]];
+  const auto& cl = tree.clusters();
+  const int nc = static_cast<int>(cl.size());
+  // Degrees: p on x, p − 1 on y, 1 on z (thin); a grid where it has fewer proxies than sources.
+  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
+  std::vector<long> start(nc, -1);
+  long total = 0;
+  int grids = 0, chunked = 0;
+  for (int c = 0; c < nc; ++c) {
+    deg[3 * c] = p, deg[3 * c + 1] = p - 1, deg[3 * c + 2] = 1;
+    const int m = (p + 1) * p * 2;
+    if (cl[c].count() > m) {
+      start[c] = total, count[c] = m, total += 6L * m, ++grids;
+      chunked += cl[c].count() > 256;
+    }
+  }
+  ASSERT_GT(grids, 10);
+  ASSERT_GT(chunked, 2);
+  std::vector<double> got(total, 0.0);
+  model::TreeUpward up(kSpace);
+  for (int rep = 0; rep < 2; ++rep)  // twice: the second run reuses the grown buffers
+    up.run(sorted.data(), n, cl, start, count, deg, p, got.data(), total);
+  double err = 0.0, scale = 0.0;
+  for (int c = 0; c < nc; ++c) {
+    if (start[c] < 0) continue;
+    const int m = count[c], n1 = deg[3 * c + 1] + 1, n2 = deg[3 * c + 2] + 1;
+    for (int idx = 0; idx < m; ++idx) {
+      const int ab[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
+      const double* o = &got[start[c]];
+      for (int d = 0; d < 3; ++d) {  // the proxy's point
+        const double lo = cl[c].lo[d], hi = cl[c].hi[d];
+        const int nd = deg[3 * c + d];
+        const double want = nd == 0 ? 0.5 * (lo + hi) : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * ab[d] / nd);
+        EXPECT_NEAR(o[d * m + idx], want, 1e-14 * (1 + std::abs(want)));
+      }
+      double want[3] = {0, 0, 0};
+      for (long k = cl[c].begin; k < cl[c].end; ++k) {
+        double f = 1.0;
+        for (int d = 0; d < 3; ++d) f *= basis(sorted[d * n + k], deg[3 * c + d], cl[c].lo[d], cl[c].hi[d], ab[d]);
+        for (int r = 0; r < 3; ++r) want[r] += f * sorted[(3 + r) * n + k];
+      }
+      for (int r = 0; r < 3; ++r) {
+        err = std::max(err, std::abs(o[(3 + r) * m + idx] - want[r]));
+        scale = std::max(scale, std::abs(want[r]));
+      }
+    }
+  }
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(err, 1e-12 * scale) << "max error " << err << " of max " << scale;
+}
