@@ -60,6 +60,7 @@ TEST(TreeDevice, EqualsTheHostTree) {
       b.tree_theta = p.theta;
       b.tree_degree = p.degree;
       b.tree_leaf = 32;
+      b.tree_edge = false;  // the device forms no edge terms (TreeBRSolver's constructor)
       const auto host = s.velocity<model::TreeBRSolver>(b);
       long far = 0;
       const auto dev = device_velocity<model::TreeBRSolver>(s, b, &far);
