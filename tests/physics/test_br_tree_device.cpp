@@ -14,6 +14,7 @@
 #include "beatnik/model/tree_br_solver.hpp"
 #include "physics/br_surface_case.hpp"
 #include "support/test_support.hpp"
+#include "unit/dry_run_expect.hpp"
 
 using namespace beatnik;
 
@@ -86,5 +87,27 @@ TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {
       const double d = max_rel(tree, exact);
       if (test::world_rank() == 0) std::printf("[ compared ] theta 0 %s %s: max rel diff %.3e\n", profile, boundary, d);
       EXPECT_LE(d, 1e-12) << profile << " " << boundary;
+    }
+}
+
+TEST(TreeDevice, FirstCallEqualsTheDryRunPlan) {
+  // `--dry-run -S tree -x cuda`: the migration and LET a device run's first BR call sends (or,
+  // rma, fetches) equal the plan, rank by rank and locality by locality (its owners open what a
+  // host run with edge terms would send whole: test_dry_run_tree's DeviceRunPlans... checks that).
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  for (const char* let : {"alltoallv", "sparse", "rma"})
+    for (const char* boundary : {"periodic", "free"}) {
+      app::Options o = test::small_options(24);
+      o.order = "high";
+      o.solver = "tree";
+      o.exec = "cuda";
+      o.boundary = boundary;
+      o.let_strategy = let;
+      o.tree_leaf = 6;
+      o.br_tolerance = 1e-6;
+      o.ranks_per_node = 2;
+      comm::CommStats stats, planned;
+      test::first_call_against_plan<model::TreeBRSolver>(test::config_for(o, MPI_COMM_WORLD), stats, {"let", "migrate"},
+                                                         planned, std::string(let) + " " + boundary);
     }
 }

@@ -132,6 +132,10 @@ void plan_tree(Planner& p, const RunConfig& c, int ranks, bool record) {
   if (e.pulled) p.out.exchanges.erase("let");
   p.out.estimated = {"let", "migrate"};
   p.out.notes.push_back(estimated_note("migrate and let"));
+  if (c.space == exec::Space::Device)
+    p.out.notes.push_back("-S tree -x cuda: the migration and the LET travel through host MPI whatever the GPU "
+                          "transport (the tree's lists are built on the host), and the device forms no edge "
+                          "terms, so the LET is the one the host tree sends with edge terms off");
 }
 
 }  // namespace

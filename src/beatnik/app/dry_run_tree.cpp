@@ -140,7 +140,7 @@ TreeCallEstimate estimate_tree_call(const RunConfig& c) {
     model::tree::box_record(trees[o], rec);  // the allgathered record, as every rank reads it
     boxes[o] = model::tree::box_from_record(rec);
   }
-  const model::tree::Rules rules = model::tree_rules(b, geo);
+  const model::tree::Rules rules = model::tree_rules(b, geo, c.space);
   e.pulled = b.let_strategy == "rma";
   if (e.pulled) pull_blocks(trees, boxes, rules, e);
   else push_blocks(trees, boxes, rules, e);

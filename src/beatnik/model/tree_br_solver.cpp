@@ -45,10 +45,8 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
-  // -x cuda forms no edge terms: they would run on the host (5.4 s per call at 1024² on 16 cores
-  // against 1.1 s for the whole call with the cut clusters summed directly on the GPU).
-  if (space_ == exec::Space::Device) settings_.tree_edge = false;
-  rules_ = tree_rules(settings_, mesh.geometry());
+  rules_ = tree_rules(settings_, mesh.geometry(), space_);
+  settings_.tree_edge = rules_.edge;
   n_ = mesh.layout().owned_count();
   pts_.resize(6 * n_);
   keys_.resize(n_);
@@ -207,12 +205,15 @@ void build_source_tree(search::ClusterTree& tree, const double* own, long n, int
     for (int c = 0; c < 6; ++c) t.pts[c * n + q] = own[c * n + order[q]];
 }
 
-tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
+tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo, exec::Space space) {
+  // -x cuda forms no edge terms: they would run on the host (5.4 s per call at 1024² on 16 cores
+  // against 1.1 s for the whole call with the cut clusters summed directly on the GPU).
+  const bool edge = settings.tree_edge && space == exec::Space::Host;
   BRImages images;
   images.k = settings.images;
   images.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
-  return tree::make_rules(images, settings.tree_theta, settings.tree_edge);
+  return tree::make_rules(images, settings.tree_theta, edge);
 }
 
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# GPU benchmarks of the treecode Birkhoff-Rott solver (-S tree -x cuda; docs/tree.md "On the GPU").
+#   scripts/gpu-tree-bench.sh weak BUILD_DIR OUT_DIR [GPUS]   weak scaling at 1024^2 per GPU (-w P: n and
+#       the box grow by sqrt(P)), periodic multi-mode cosine, TOL 1e-6, on 1..GPUS GPUs (1, 2, 4 when
+#       GPUS = 4), every LET strategy on more than one GPU: time per BR call, efficiency against one
+#       GPU, LET bytes per rank and the LET's share of the call
+#   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
+#       exact solver; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
+#       cutoff solver at c = 0.5, each with its error measured by --br-check 64
+# One warm-up step, then the measured steps (3 BR calls each). Results files land in OUT_DIR; one
+# table row per run goes to stdout.
+set -uo pipefail
+mode=$1 build=$2 out=$3 gpus=${4:-4}
+bin=$build/beatnik
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
+
+cos1024=(-O high -n 1024 -b periodic -I cos -S tree --br-tolerance 1e-6)
+sech512=(-O high -n 512 -I sech2 -m 0.1 -p 9 -b free -a 0.15 -M 2 -e 2)
+
+run() {  # name ranks options...
+  local name=$1 np=$2
+  shift 2
+  "$here/mpirun.sh" "$np" "$bin" -x cuda --progress-every 0 --results "$out/$name.json" "$@" >"$out/$name.log" 2>&1 ||
+    { echo "$name: exit $? (see $out/$name.log)"; tail -5 "$out/$name.log"; return; }
+  python3 - "$out/$name.json" "$name" "$out/one_gpu_s_per_call" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+r = d["timers"]["regions"]; p = d["performance"]
+med = lambda k: r.get(k, {}).get("median", 0.0)
+per_call = med("step") / 3
+ranks = d["decomposition"]["ranks"]
+base = sys.argv[3]
+if ranks == 1 and os.path.basename(sys.argv[1]).startswith("weak"):
+    open(base, "w").write(str(per_call))
+eff = ""
+if os.path.basename(sys.argv[1]).startswith("weak") and os.path.exists(base):
+    eff = f"  efficiency {100 * float(open(base).read()) / per_call:5.1f} %"
+tree = p.get("br_tree", {})
+let = med("br.tree.let") / 3
+line = f"{sys.argv[2]:<26} {ranks} GPU  {per_call:8.4f} s/call{eff}"
+if tree:
+    line += (f"  LET {1e3 * let:7.2f} ms/call ({100 * let / per_call if per_call else 0:4.1f} %)"
+             f"  LET MB/call busiest rank {tree.get('let_bytes_per_call_max_rank', 0) / 1e6:8.2f}"
+             f"  direct {tree.get('direct_pairs_per_call', 0):.3e}  proxy {tree.get('proxy_pairs_per_call', 0):.3e}")
+chk = d.get("br_check")
+if chk:
+    line += f"  error rms {chk.get('rms_rel', 0.0):.2e} max {chk.get('max_rel', 0.0):.2e}"
+print(line)
+PY
+}
+
+case $mode in
+  weak)
+    for p in 1 2 4 8 16; do
+      [ "$p" -gt "$gpus" ] && break
+      if [ "$p" -eq 1 ]; then
+        run weak_1gpu 1 "${cos1024[@]}" -t 3 --warmup 1
+      else
+        for let in alltoallv sparse rma; do
+          run "weak_${p}gpu_$let" "$p" "${cos1024[@]}" -w "$p" -t 3 --warmup 1 --let-strategy "$let"
+        done
+      fi
+    done
+    ;;
+  single)
+    run tree_cos1024 1 "${cos1024[@]}" -t 3 --warmup 1
+    run exact_cos1024 1 -O high -n 1024 -b periodic -I cos -S exact -t 1
+    run tree_sech512 1 "${sech512[@]}" -S tree --br-tolerance 1e-6 -t 3 --warmup 1 --br-check 64
+    run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
+    ;;
+  *)
+    echo "usage: $0 weak|single BUILD_DIR OUT_DIR [GPUS]" >&2
+    exit 2
+    ;;
+esac
