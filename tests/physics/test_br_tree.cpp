@@ -354,7 +354,14 @@ TEST(TreeLet, PulledBlockEqualsThePushedBlock) {
         far.hi[d] += 3 * L;
       }
       targets.push_back(far);
-      for (const search::Cluster& T : targets) {
+      std::vector<std::vector<search::Cluster>> sets;
+      for (const search::Cluster& T : targets) sets.push_back({T});
+      // And a rank's target boxes, as the solver sends them (tree_let.hpp): the other tree's.
+      std::vector<double> rec(model::tree::kLetBoxes * model::tree::kBoxWidth);
+      model::tree::target_box_records(others, rec.data());
+      sets.push_back(model::tree::target_boxes(rec.data()));
+      EXPECT_GT(sets.back().size(), 8u);
+      for (const std::vector<search::Cluster>& T : sets) {
         std::vector<double> pushed;
         const long size = model::tree::pack_let(owner, T, rules, pushed);
         if (edge) {  // the whole clusters change some blocks

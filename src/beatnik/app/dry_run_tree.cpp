@@ -13,8 +13,10 @@ namespace {
 
 constexpr long kDouble = long(sizeof(double));
 
-// What every rank pushes: its pack_let block for each other rank's box (one message when not empty).
-void push_blocks(const std::vector<model::tree::SourceTree>& trees, const std::vector<search::Cluster>& boxes,
+using Boxes = std::vector<std::vector<search::Cluster>>;  // every rank's target boxes
+
+// What every rank pushes: its pack_let block for each other rank's boxes (one message when not empty).
+void push_blocks(const std::vector<model::tree::SourceTree>& trees, const Boxes& boxes,
                  const model::tree::Rules& rules, TreeCallEstimate& e) {
   const int ranks = static_cast<int>(trees.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -32,7 +34,7 @@ void push_blocks(const std::vector<model::tree::SourceTree>& trees, const std::v
 
 // What every rank pulls: the rma strategy's rounds (comm/let/rma.cpp), each owner's spans served
 // from its exposed sections; one get per owner and round with data.
-void pull_blocks(const std::vector<model::tree::SourceTree>& trees, const std::vector<search::Cluster>& boxes,
+void pull_blocks(const std::vector<model::tree::SourceTree>& trees, const Boxes& boxes,
                  const model::tree::Rules& rules, TreeCallEstimate& e) {
   using comm::let::Span;
   const int ranks = static_cast<int>(trees.size());
@@ -123,7 +125,7 @@ TreeCallEstimate estimate_tree_call(const RunConfig& c) {
   // Every rank's tree and proxy layout, as the solver builds them (strengths are not needed).
   const model::BRSettings& b = c.model.br;
   std::vector<model::tree::SourceTree> trees(ranks);
-  std::vector<search::Cluster> boxes(ranks);
+  Boxes boxes(ranks);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int o = 0; o < ranks; ++o) {
     const long n = static_cast<long>(arrivals[o].size());
@@ -136,9 +138,9 @@ TreeCallEstimate estimate_tree_call(const RunConfig& c) {
     search::ClusterTree tree;
     model::build_source_tree(tree, own.data(), n, b.tree_leaf, trees[o]);
     model::layout_proxies(trees[o], b.tree_degree, b.tree_theta);
-    double rec[model::tree::kBoxWidth];
-    model::tree::box_record(trees[o], rec);  // the allgathered record, as every rank reads it
-    boxes[o] = model::tree::box_from_record(rec);
+    std::vector<double> rec(model::tree::kLetBoxes * model::tree::kBoxWidth);
+    model::tree::target_box_records(trees[o], rec.data());  // the allgathered records, as every rank reads them
+    boxes[o] = model::tree::target_boxes(rec.data());
   }
   const model::tree::Rules rules = model::tree_rules(b, geo, c.space);
   e.pulled = b.let_strategy == "rma";

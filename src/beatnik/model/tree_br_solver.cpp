@@ -336,24 +336,25 @@ void TreeBRSolver::low_sets(int s) {
 // The locally essential tree: every rank's box to every rank, this rank's part for each other
 // rank (from that rank's box), the parts for this rank in, one SourceTree per sending rank.
 void TreeBRSolver::exchange_let() {
-  double mine[tree::kBoxWidth];
-  tree::box_record(sources_[0], mine);
-  const std::vector<double> boxes = let_->allgather(mine, tree::kBoxWidth);
-  box_ = tree::box_from_record(&boxes[size_t(rank_) * tree::kBoxWidth]);
+  constexpr int kWidth = tree::kLetBoxes * tree::kBoxWidth;
+  std::vector<double> mine(kWidth);
+  tree::target_box_records(sources_[0], mine.data());
+  const std::vector<double> boxes = let_->allgather(mine.data(), kWidth);
+  boxes_ = tree::target_boxes(&boxes[size_t(rank_) * kWidth]);
+  box_of_ = tree::target_box_of(sources_[0]);
   let_send_.clear();
   let_send_counts_.assign(size_, 0);
   if (let_->pulls()) {
     // Pulled (--let-strategy rma, model/tree_pull.hpp): this rank walks the others' trees
     // itself and ends with the blocks they would have pushed; let_bytes counts what it fetched.
     std::vector<double> records;
-    tree::LetPull walk(box_, rules_, size_);
+    tree::LetPull walk(boxes_, rules_, size_);
     let_->pull(tree::expose(sources_[0], records), walk, let_recv_counts_, let_recv_);
     load_.let_bytes += walk.fetched() * long(sizeof(double));
   } else {
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
-      const search::Cluster target = tree::box_from_record(&boxes[size_t(r) * tree::kBoxWidth]);
-      let_send_counts_[r] = tree::pack_let(sources_[0], target, rules_, let_send_);
+      let_send_counts_[r] = tree::pack_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_, let_send_);
     }
     let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
   }
@@ -389,13 +390,15 @@ void TreeBRSolver::lists(int b0, int b1) {
     Lists out{near_[b], far_[b], edge_[b]};
     for (int s = 0; s < nt; ++s)
       for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
-        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) visit(cl[leaves[b]], s, 0, mx, my, false, out);
+        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my)
+          visit(cl[leaves[b]], boxes_[box_of_[leaves[b]]], s, 0, mx, my, false, out);
   }
 }
 
 // A LET part never needs more than was sent: a cluster the receiver cannot take through its
 // proxies was opened by its owner, or came with all its sources (tree_let.hpp).
-void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, int my, bool full, Lists& out) const {
+void TreeBRSolver::visit(const search::Cluster& B, const search::Cluster& T, int s, int cluster, int mx, int my,
+                         bool full, Lists& out) const {
   const tree::SourceTree& S = sources_[s];
   const search::Cluster& C = S.clusters[cluster];
   auto direct = [&](bool partial) {
@@ -403,9 +406,9 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
     out.near.push_back({s, cluster, mx, my, partial});
   };
   // The separation test on the shifted cluster (for a LET part, also the owner's test against
-  // this rank's whole box); with `edge`, the edge terms' stricter one.
+  // the batch's target box T); with `edge`, the edge terms' stricter one.
   auto separated = [&](bool edge) {
-    return tree::separated(B, C, mx, my, rules_, edge) || (S.remote && tree::separated(box_, C, mx, my, rules_, edge));
+    return tree::separated(B, C, mx, my, rules_, edge) || (S.remote && tree::separated(T, C, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;
@@ -421,7 +424,7 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
         if (low >= 0 || S.proxies_of(cluster)) return out.edge.push_back({s, cluster, mx, my, false, low, axis});
       }
       if (C.leaf()) return direct(true);
-      for (int c : C.child) visit(B, s, c, mx, my, false, out);
+      for (int c : C.child) visit(B, T, s, c, mx, my, false, out);
       return;
     }
   }
@@ -436,7 +439,7 @@ void TreeBRSolver::visit(const search::Cluster& B, int s, int cluster, int mx, i
   } else if (C.leaf()) {
     return direct(false);
   }
-  for (int c : C.child) visit(B, s, c, mx, my, true, out);
+  for (int c : C.child) visit(B, T, s, c, mx, my, true, out);
 }
 
 // The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B

@@ -144,7 +144,9 @@ class TreeBRSolver : public BRSolver {
   struct Lists {
     std::vector<Term>&near, &far, &edge;
   };
-  void visit(const search::Cluster& batch, int tree, int cluster, int mx, int my, bool full, Lists& out) const;
+  // T: the target box holding the batch (the box the LET's owners walked for it).
+  void visit(const search::Cluster& batch, const search::Cluster& T, int tree, int cluster, int mx, int my, bool full,
+             Lists& out) const;
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
@@ -167,7 +169,8 @@ class TreeBRSolver : public BRSolver {
   std::vector<long> send_counts_, recv_counts_;
   std::vector<double> own_;                 // owned particles [x|y|z|qx|qy|qz]
   search::ClusterTree tree_;
-  search::Cluster box_;                     // this rank's box, as every rank received it
+  std::vector<search::Cluster> boxes_;      // this rank's target boxes, as every rank received them
+  std::vector<int> box_of_;                 // per cluster of the own tree: its target box (tree_let.hpp)
   std::vector<tree::SourceTree> sources_;   // [0] this rank's tree (tree order), then the LET parts
   std::vector<LowSets> low_;                // per sources_ entry
   std::vector<double> let_send_;

@@ -84,15 +84,81 @@ search::Cluster box_from_record(const double* rec) {
   return c;
 }
 
+namespace {
+
+// target_box_of, and the top cluster of each box (`tops`, in box order).
+std::vector<int> boxes_of(const SourceTree& t, std::vector<int>& tops) {
+  std::vector<int> box(t.clusters.size(), -1);
+  tops.clear();
+  if (t.n == 0) return box;
+  int next = 0;
+  // Depth first from the root: a cluster at the boxes' depth (or a leaf above it) is a box, and
+  // its subtree lies in it.
+  std::vector<std::pair<int, int>> stack{{0, 0}};  // cluster, depth
+  while (!stack.empty()) {
+    const auto [c, depth] = stack.back();
+    stack.pop_back();
+    const search::Cluster& C = t.clusters[c];
+    if (depth == kLetBoxDepth || C.leaf()) {
+      tops.push_back(c);
+      std::vector<int> sub{c};
+      while (!sub.empty()) {
+        const int k = sub.back();
+        sub.pop_back();
+        box[k] = next;
+        if (!t.clusters[k].leaf())
+          for (int ch : t.clusters[k].child) sub.push_back(ch);
+      }
+      ++next;
+      continue;
+    }
+    stack.push_back({C.child[1], depth + 1});  // the first child on top: boxes in depth-first order
+    stack.push_back({C.child[0], depth + 1});
+  }
+  return box;
+}
+
+}  // namespace
+
+std::vector<int> target_box_of(const SourceTree& t) {
+  std::vector<int> tops;
+  return boxes_of(t, tops);
+}
+
+void target_box_records(const SourceTree& t, double* out) {
+  std::fill(out, out + kLetBoxes * kBoxWidth, 0.0);
+  std::vector<int> tops;
+  boxes_of(t, tops);
+  for (size_t k = 0; k < tops.size(); ++k) {
+    const search::Cluster& C = t.clusters[tops[k]];
+    double* rec = out + k * kBoxWidth;
+    for (int d = 0; d < 3; ++d) {
+      rec[d] = C.lo[d];
+      rec[3 + d] = C.hi[d];
+    }
+    rec[6] = static_cast<double>(C.count());
+  }
+}
+
+std::vector<search::Cluster> target_boxes(const double* records) {
+  std::vector<search::Cluster> boxes;
+  for (int k = 0; k < kLetBoxes; ++k) {
+    const search::Cluster b = box_from_record(records + size_t(k) * kBoxWidth);
+    if (b.count() > 0) boxes.push_back(b);
+  }
+  return boxes;
+}
+
 void LetDecisions::reset(int clusters) {
   opened.assign(clusters, 0);
   proxy.assign(clusters, 0);
   sources.clear();
 }
 
-void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_proxies, const search::Cluster& target,
-                          const Rules& r, std::vector<Visit>& next) {
+void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_proxies,
+                          const std::vector<search::Cluster>& targets, const Rules& r, std::vector<Visit>& next) {
   const int c = v.cluster;
+  const search::Cluster& target = targets[v.box];
   if (!v.full) {
     int cut = 0;
     const Cover cv = cover(target, C, v.mx, v.my, r.images, &cut);
@@ -106,7 +172,7 @@ void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_pro
       }
       if (C.leaf()) return sources.push_back({C.begin, C.end});
       opened[c] = 1;
-      for (int k : C.child) next.push_back({k, v.mx, v.my, false});
+      for (int k : C.child) next.push_back({k, v.mx, v.my, false, v.box});
       return;
     }
   }
@@ -121,13 +187,14 @@ void LetDecisions::decide(const Visit& v, const search::Cluster& C, bool has_pro
   if (has_proxies) proxy[c] = 1;
   if (C.leaf()) return sources.push_back({C.begin, C.end});
   opened[c] = 1;
-  for (int k : C.child) next.push_back({k, v.mx, v.my, true});
+  for (int k : C.child) next.push_back({k, v.mx, v.my, true, v.box});
 }
 
-std::vector<Visit> root_visits(const Rules& r) {
+std::vector<Visit> root_visits(const Rules& r, int boxes) {
   std::vector<Visit> v;
-  for (int mx = r.lo[0]; mx <= r.hi[0]; ++mx)
-    for (int my = r.lo[1]; my <= r.hi[1]; ++my) v.push_back({0, mx, my, false});
+  for (int b = 0; b < boxes; ++b)
+    for (int mx = r.lo[0]; mx <= r.hi[0]; ++mx)
+      for (int my = r.lo[1]; my <= r.hi[1]; ++my) v.push_back({0, mx, my, false, b});
   return v;
 }
 
@@ -193,16 +260,17 @@ void write_let_nodes(const LetBlockPlan& p, const LetDecisions& d, const std::ve
   }
 }
 
-long pack_let(const SourceTree& t, const search::Cluster& target, const Rules& r, std::vector<double>& out) {
+long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r,
+              std::vector<double>& out) {
   const int nc = static_cast<int>(t.clusters.size());
-  if (t.n == 0 || target.count() == 0) return 0;
+  if (t.n == 0 || targets.empty()) return 0;
   LetDecisions d;
   d.reset(nc);
-  std::vector<Visit> stack = root_visits(r);
+  std::vector<Visit> stack = root_visits(r, static_cast<int>(targets.size()));
   while (!stack.empty()) {
     const Visit v = stack.back();
     stack.pop_back();
-    d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), target, r, stack);
+    d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), targets, r, stack);
   }
   const LetBlockPlan p = plan_let_block(d, t.clusters, t.proxy_count);
   const size_t start = out.size();

@@ -3,8 +3,9 @@
 //
 // A SourceTree is what the interaction lists walk: this rank's own tree, or the part of another
 // rank's tree that this rank's targets need. The owner of a tree builds that part (pack_let)
-// from the receiving rank's box T — the tight box of all its targets — by the one-rank tree's
-// walk with T as the batch, for every image: a cluster well separated from T (the MAC with θ)
+// from the receiving rank's target boxes — the boxes of the receiver's own clusters at depth
+// kLetBoxDepth (or shallower leaves), which cover all its targets — by the one-rank tree's walk
+// with each such box T as the batch, for every image (the decisions of all the walks together): a cluster well separated from T (the MAC with θ)
 // travels as its box and proxy sources; one that is not is opened, its proxies sent too (a batch
 // inside T may be separated from it); a leaf that is not travels
 // with its particles (position and strength); an image that straddles the image window's edge
@@ -67,13 +68,25 @@ inline constexpr int kBoxWidth = 7;
 void box_record(const SourceTree& t, double* out);
 search::Cluster box_from_record(const double* rec);
 
+// A rank's target boxes: its own tree's clusters at depth kLetBoxDepth, or leaves above it, in
+// depth-first order (at most kLetBoxes). Each rank allgathers kLetBoxes records (count 0: unused).
+inline constexpr int kLetBoxDepth = 6;
+inline constexpr int kLetBoxes = 1 << kLetBoxDepth;
+// Which target box each cluster of `t` lies in (−1: above the boxes' depth).
+std::vector<int> target_box_of(const SourceTree& t);
+// The kLetBoxes records of t's target boxes (kBoxWidth doubles each), unused ones zero.
+void target_box_records(const SourceTree& t, double* out);
+// The target boxes of kLetBoxes records (the used ones, in order).
+std::vector<search::Cluster> target_boxes(const double* records);
+
 // The owner's walk for a target box T, one visit at a time: its decisions are sets (opened
 // clusters, clusters whose proxies travel, source ranges), so the order of the visits does not
 // matter — pack_let walks depth first over the owner's own tree, a pull walks level by level
 // over records fetched from the owner (tree_pull.hpp), and both reach the same block.
 struct Visit {
   int cluster, mx, my;
-  bool full;  // every pair of T takes image (mx, my): the cover need not be tested again
+  bool full;    // every pair of T takes image (mx, my): the cover need not be tested again
+  int box = 0;  // the target box T of this walk
 };
 struct LetDecisions {
   std::vector<char> opened, proxy;                       // per cluster of the owner's tree
@@ -81,11 +94,11 @@ struct LetDecisions {
   void reset(int clusters);
   // The owner's decision on visit v of its cluster C (has_proxies: C has a proxy set); appends
   // the visits of C's children it leads to.
-  void decide(const Visit& v, const search::Cluster& C, bool has_proxies, const search::Cluster& target,
+  void decide(const Visit& v, const search::Cluster& C, bool has_proxies, const std::vector<search::Cluster>& targets,
               const Rules& r, std::vector<Visit>& next);
 };
-// The walk's first visits: the root at every image.
-std::vector<Visit> root_visits(const Rules& r);
+// The walks' first visits: the root at every image, for each of `boxes` target boxes.
+std::vector<Visit> root_visits(const Rules& r, int boxes = 1);
 
 // Where decisions put things in the block: the clusters sent (root first, then the children of
 // every opened cluster), the sources sent (sorted disjoint ranges, tree order).
@@ -104,9 +117,10 @@ LetBlockPlan plan_let_block(const LetDecisions& d, const std::vector<search::Clu
 void write_let_nodes(const LetBlockPlan& plan, const LetDecisions& d, const std::vector<search::Cluster>& clusters,
                      const std::vector<int>& proxy_count, double* block);
 
-// What the targets in box `target` need of `tree`, appended to `out` as one block. Returns the
-// block's size in doubles.
-long pack_let(const SourceTree& tree, const search::Cluster& target, const Rules& rules, std::vector<double>& out);
+// What the targets in the boxes `targets` need of `tree`, appended to `out` as one block. Returns
+// the block's size in doubles (0: no target or no source).
+long pack_let(const SourceTree& tree, const std::vector<search::Cluster>& targets, const Rules& rules,
+              std::vector<double>& out);
 // One block back as a remote SourceTree.
 SourceTree unpack_let(const double* block, long size);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "beatnik/base/error.hpp"
 
@@ -33,8 +34,8 @@ std::vector<comm::let::Section> expose(const SourceTree& t, std::vector<double>&
           {t.pts.data(), 6 * t.n}};
 }
 
-LetPull::LetPull(const search::Cluster& target, const Rules& rules, int ranks)
-    : target_(target), rules_(rules), owners_(ranks) {}
+LetPull::LetPull(std::vector<search::Cluster> targets, const Rules& rules, int ranks)
+    : targets_(std::move(targets)), rules_(rules), owners_(ranks) {}
 
 // As pack_let: nothing from an owner without sources, nothing for a rank without targets.
 void LetPull::start(int owner, const std::vector<long>& sizes, std::vector<Span>& want) {
@@ -42,7 +43,7 @@ void LetPull::start(int owner, const std::vector<long>& sizes, std::vector<Span>
   o = Owner{};
   if (sizes.size() != 3)
     throw Error("LET pull: the owner exposes " + std::to_string(sizes.size()) + " sections, not 3");
-  if (sizes[kPoints] == 0 || target_.count() == 0) return;
+  if (sizes[kPoints] == 0 || targets_.empty()) return;
   if (sizes[kRecords] % kRecordWidth != 0 || sizes[kPoints] % 6 != 0)
     throw Error("LET pull: rank " + std::to_string(owner) + " exposes sections of the wrong sizes");
   const int nc = static_cast<int>(sizes[kRecords] / kRecordWidth);
@@ -52,7 +53,7 @@ void LetPull::start(int owner, const std::vector<long>& sizes, std::vector<Span>
   o.proxy_count.assign(nc, 0);
   o.proxy_start.assign(nc, -2);  // −2: record not fetched
   o.d.reset(nc);
-  o.frontier = root_visits(rules_);
+  o.frontier = root_visits(rules_, static_cast<int>(targets_.size()));
   o.asked = {0};
   want.push_back({kRecords, 0, kRecordWidth});
 }
@@ -104,7 +105,7 @@ void LetPull::descend(Owner& o, std::vector<Span>& want) {
   while (!o.frontier.empty()) {
     next.clear();
     for (const Visit& v : o.frontier)
-      o.d.decide(v, o.clusters[v.cluster], o.proxy_start[v.cluster] >= 0, target_, rules_, next);
+      o.d.decide(v, o.clusters[v.cluster], o.proxy_start[v.cluster] >= 0, targets_, rules_, next);
     o.asked.clear();
     for (const Visit& v : next)
       if (o.proxy_start[v.cluster] == -2) o.asked.push_back(v.cluster);

@@ -24,8 +24,8 @@ std::vector<comm::let::Section> expose(const SourceTree& own, std::vector<double
 
 class LetPull final : public comm::let::RemoteWalk {
  public:
-  // target: this rank's box T as every owner has it (the allgathered record); ranks: P.
-  LetPull(const search::Cluster& target, const Rules& rules, int ranks);
+  // targets: this rank's target boxes as every owner has them (the allgathered records); ranks: P.
+  LetPull(std::vector<search::Cluster> targets, const Rules& rules, int ranks);
   void start(int owner, const std::vector<long>& sizes, std::vector<comm::let::Span>& want) override;
   void next(int owner, std::vector<double>& got, std::vector<comm::let::Span>& want) override;
   long block_size(int owner) const override;
@@ -49,7 +49,7 @@ class LetPull final : public comm::let::RemoteWalk {
     int rounds = 0;
   };
   void descend(Owner& o, std::vector<comm::let::Span>& want);
-  search::Cluster target_;
+  std::vector<search::Cluster> targets_;
   Rules rules_;
   std::vector<Owner> owners_;
   long fetched_ = 0;
