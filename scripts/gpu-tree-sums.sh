@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The tree solver's device sums (docs/tree.md "On the GPU"): build, the device test under every
-# kernel variant, then 1024² periodic (TOL 1e-6) with the old kernel (variant 0) and the default
-# one, the default run replaying its 4th call's launches with every variant (kernel-only rates).
+# The tree solver's device sums (docs/tree.md "On the GPU"): build, the device test under each
+# stream-kernel variant (BEATNIK_TREE_SUMS_KERNEL 1, 2, 4), then 1024² periodic (TOL 1e-6) with
+# the first kernel (variant 0) and variant 2 (ALL_VARIANTS=1: also 1 and 4), the variant-2 run replaying its 4th call's
+# launches with every variant, one launch after another (kernel-only rates, BEATNIK_TREE_SUMS_BENCH).
 #   scripts/gpu-tree-sums.sh OUT_DIR [N]
 set -uo pipefail
 out=$1 n=${2:-1024}
@@ -14,9 +15,11 @@ cmake --preset cuda -DHDF5_PREFER_PARALLEL=OFF >"$out/cmake.log" 2>&1 &&
   cmake --build --preset cuda -j16 --target beatnik test_br_tree_device >>"$out/cmake.log" 2>&1 ||
   { tail -40 "$out/cmake.log"; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s"
-for v in 0 1 2 4; do
-  BEATNIK_TREE_SUMS_KERNEL=$v ctest --test-dir build/cuda -R br_tree_device --output-on-failure >"$out/ctest$v.log" 2>&1
-  echo "ctest variant $v: rc $? $(grep -h 'tests passed' "$out/ctest$v.log")"; grep -h 'compared' "$out/ctest$v.log" | head -8
+# The default variant on 1 and 2 ranks, the others on 1 rank.
+for v in 2 1 4; do
+  sel=br_tree_device; [ "$v" != 2 ] && sel=br_tree_device.np1
+  BEATNIK_TREE_SUMS_KERNEL=$v ctest --test-dir build/cuda -R "$sel" --timeout 120 -V >"$out/ctest$v.log" 2>&1
+  echo "ctest variant $v: rc $? $(grep -h 'tests passed' "$out/ctest$v.log")"; grep -h 'compared' "$out/ctest$v.log" | sort | uniq -c | head -12
 done
 run() {  # run NAME [env ...]
   local name=$1; shift
@@ -25,6 +28,7 @@ run() {  # run NAME [env ...]
   echo "run $name: rc $?"
 }
 run v0 BEATNIK_TREE_SUMS_KERNEL=0
-run new BEATNIK_TREE_SUMS_BENCH=4
-grep -h 'tree-sums-bench' "$out/new.log"
-python3 "$here/gpu_tree_sums_report.py" "$out/v0.json" "$out/new.json"
+run v2 BEATNIK_TREE_SUMS_KERNEL=2 BEATNIK_TREE_SUMS_BENCH=4
+[ "${ALL_VARIANTS:-0}" = 1 ] && { run v1 BEATNIK_TREE_SUMS_KERNEL=1; run v4 BEATNIK_TREE_SUMS_KERNEL=4; }
+grep -h 'tree-sums-bench' "$out/v2.log"
+python3 "$here/gpu_tree_sums_report.py" "$out"/v[0-9].json
