@@ -142,12 +142,13 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel_v0(Args a) {
 constexpr int kRing = 64;
 constexpr unsigned kFull = 0xffffffffu;
 
-struct StreamSmem {     // per warp
+struct alignas(16) StreamSmem {  // per warp (16-byte aligned: the entries are read as double2)
   double e[kRing][12];  // sx+ox, sy+oy, sz, qx, qy, qz, sx, sy, x low, x high, y low, y high
   int wf[kRing];        // the entry needs the per-pair window test
   long long pre[33];    // prefix counts of the chunk's ranges
   int off[32], stride[32], code[32];
 };
+static_assert(sizeof(StreamSmem) % 16 == 0 && sizeof(double[12]) % 16 == 0, "double2 access to the ring");
 
 // The window of image m along one dimension as bounds on s = (t − s) + ζL, lo ≤ s < hi: a₀ = 1
 // iff s ≥ h, a₀ = −1 iff s < −h (image_centre), and a₀ ∈ [m − K, m + K] is required; h = 0:
