@@ -1,7 +1,7 @@
 // The tree solver's sums on the device (tree_sums_device.hpp). Default kernel: a batch's ranges
 // read as one stream of sources through a shared-memory ring (window sources classified against
-// the batch's box once per source, short ranges packed into whole tiles), two warps per batch, two
-// targets per lane; the first kernel (a warp per batch, range by range) stays as variant 0. Each
+// the batch's box once per source, short ranges packed into whole tiles), four warps per batch,
+// two targets per lane; the first kernel (a warp per batch, range by range) stays as variant 0. Each
 // target's additions come in a fixed order (bitwise reproducible). The lists travel launch by
 // launch through page-locked staging, queued on the work stream.
 #include "beatnik/model/tree_sums_device.hpp"
@@ -385,7 +385,7 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
 
 // The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch
 // (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant).
-constexpr int kDefaultVariant = 2;
+constexpr int kDefaultVariant = 4;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
 int variant_from_env() {
   static const int v = [] {
     const char* e = std::getenv("BEATNIK_TREE_SUMS_KERNEL");
