@@ -1,11 +1,16 @@
-// The tree solver's sums on the device (tree_sums_device.hpp): a warp per batch (a leaf of at
-// most --tree-leaf targets), two targets per lane, each range's sources staged 32 at a time
-// through shared memory; each target sums its ranges in list order, as the host kernel does.
-// The lists travel launch by launch through page-locked staging, queued on the work stream.
+// The tree solver's sums on the device (tree_sums_device.hpp). Default kernel: a batch's ranges
+// read as one stream of sources through a shared-memory ring (window sources classified against
+// the batch's box once per source, short ranges packed into whole tiles), four warps per batch,
+// two targets per lane; the first kernel (a warp per batch, range by range) stays as variant 0. Each
+// target's additions come in a fixed order (bitwise reproducible). The lists travel launch by
+// launch through page-locked staging, queued on the work stream.
 #include "beatnik/model/tree_sums_device.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -19,7 +24,7 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 #if defined(BEATNIK_DEVICE_COMPILE)
-constexpr int kWarps = 4;    // batches per thread block: one warp each
+constexpr int kWarps = 4;    // warps per thread block
 constexpr int kStreams = 4;  // launches in flight at once
 
 struct Args {
@@ -50,11 +55,10 @@ __device__ inline bool in_window(double tx, double ty, double sx, double sy, int
   return !(mx - ax > K || ax - mx > K || my - ay > K || ay - my > K);
 }
 
-// A warp per batch, two targets per lane (t and t + 32): each source is loaded once for two
-// pairs. A range's sources pass through shared memory 32 at a time (one coalesced load per lane
-// and array, then read by every lane at the same address). Every target sums its ranges, and each
-// range's sources, in list order (the host kernel's order).
-__global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
+// The first device kernel, kept as variant 0 (BEATNIK_TREE_SUMS_KERNEL=0, the benchmark's
+// baseline): a warp per batch, two targets per lane (t and t + 32), each range's sources through
+// shared memory 32 at a time, every range in list order, the window tested per pair.
+__global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel_v0(Args a) {
   __shared__ double tile[kWarps][6][32];
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
   const int b = blockIdx.x * kWarps + w;
@@ -120,6 +124,297 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_kernel(Args a) {
   }
   for (int o = 16; o > 0; o /= 2) cnt += __shfl_down_sync(0xffffffffu, cnt, o);
   if (lane == 0 && cnt) atomicAdd(a.pairs, cnt);
+}
+
+// The source-stream kernel (variants 1, 2, 4: warps per batch). A batch's ranges are one stream
+// of sources in list order. A warp reads it 32 sources at a time, a lane per source (the lane
+// finds its range by binary search over the prefix counts of the current 32 ranges, whose
+// descriptors the warp holds in shared memory), adds the image offset once per source,
+// classifies a window range's source against the box of the 64 targets (taken by every target:
+// no per-pair test; by none: dropped; else tested per pair) and appends the kept sources to a
+// ring of 64 in shared memory. Whenever 32 wait, every lane sums them against its two targets in
+// a fixed-length unrolled loop (several pairs in flight per lane), with the per-pair window test
+// only in a tile that holds a source that needs it. So short ranges (proxy sets of 9 … 81,
+// leaves of ≤ 64) fill whole tiles and the sums never wait on a range descriptor. With W warps
+// per batch, load step g goes to warp g mod W; each warp sums its steps in list order and the
+// partial sums are added in warp order: each target's order of additions is fixed (bitwise
+// reproducible), with W = 1 the list order of the host kernel.
+constexpr int kRing = 64;
+constexpr unsigned kFull = 0xffffffffu;
+
+struct alignas(16) StreamSmem {  // per warp (16-byte aligned: the entries are read as double2)
+  double e[kRing][12];  // sx+ox, sy+oy, sz, qx, qy, qz, sx, sy, x low, x high, y low, y high
+  int wf[kRing];        // the entry needs the per-pair window test
+  long long pre[33];    // prefix counts of the chunk's ranges
+  int off[32], stride[32], code[32];
+};
+static_assert(sizeof(StreamSmem) % 16 == 0 && sizeof(double[12]) % 16 == 0, "double2 access to the ring");
+
+// The window of image m along one dimension as bounds on s = (t − s) + ζL, lo ≤ s < hi: a₀ = 1
+// iff s ≥ h, a₀ = −1 iff s < −h (image_centre), and a₀ ∈ [m − K, m + K] is required; h = 0:
+// a₀ ≡ 0.
+__device__ inline void window_bounds(int m, int K, double h, double& lo, double& hi) {
+  const double inf = __longlong_as_double(0x7ff0000000000000LL);
+  const int amin = max(-1, m - K), amax = min(1, m + K);
+  if (!(h > 0.0)) {
+    const bool ok = amin <= 0 && 0 <= amax;
+    lo = ok ? -inf : inf;
+    hi = ok ? inf : -inf;
+  } else if (amin > amax) {
+    lo = inf;
+    hi = -inf;
+  } else {
+    lo = amin <= -1 ? -inf : (amin == 0 ? -h : h);
+    hi = amax >= 1 ? inf : (amax == 0 ? h : -h);
+  }
+}
+
+// br_pair, the pair taken or not (not: f = 0, the sums gain +0 and are unchanged).
+__device__ inline void pair_if(bool ok, double tx, double ty, double tz, double sx, double sy, double sz, double qx,
+                               double qy, double qz, double eps, double& ux, double& uy, double& uz) {
+  const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
+  const double d = rx * rx + ry * ry + rz * rz + eps;
+  const double y = rsqrt(d);
+  const double f = ok ? y * y * y : 0.0;
+  ux += (qy * rz - qz * ry) * f;
+  uy += (qz * rx - qx * rz) * f;
+  uz += (qx * ry - qy * rx) * f;
+}
+
+struct Two {  // a lane's two targets and their sums
+  double xa, ya, za, xb, yb, zb;
+  double uxa, uya, uza, uxb, uyb, uzb;
+};
+
+// The 32 ring entries at E against the lane's two targets; m of them real (the rest padding).
+__device__ inline void stream_tile(const double (*E)[12], const int* wf, int lane, int m, Two& T, bool va, bool vb,
+                                   double eps, double cx, double cy, unsigned long long& cnt) {
+  if (!__any_sync(kFull, wf[lane] != 0)) {
+#pragma unroll 4
+    for (int q = 0; q < 32; ++q) {
+      const double2 p0 = *reinterpret_cast<const double2*>(&E[q][0]);
+      const double2 p1 = *reinterpret_cast<const double2*>(&E[q][2]);
+      const double2 p2 = *reinterpret_cast<const double2*>(&E[q][4]);
+      br_pair(T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+      br_pair(T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+    }
+    cnt += (unsigned long long)(m) * (unsigned(va) + unsigned(vb));
+    return;
+  }
+  unsigned ca = 0, cb = 0;
+#pragma unroll 2
+  for (int q = 0; q < 32; ++q) {
+    const double2 p0 = *reinterpret_cast<const double2*>(&E[q][0]);
+    const double2 p1 = *reinterpret_cast<const double2*>(&E[q][2]);
+    const double2 p2 = *reinterpret_cast<const double2*>(&E[q][4]);
+    const double2 p3 = *reinterpret_cast<const double2*>(&E[q][6]);
+    const double2 bx = *reinterpret_cast<const double2*>(&E[q][8]);
+    const double2 by = *reinterpret_cast<const double2*>(&E[q][10]);
+    const double sax = (T.xa - p3.x) + cx, say = (T.ya - p3.y) + cy;
+    const double sbx = (T.xb - p3.x) + cx, sby = (T.yb - p3.y) + cy;
+    const bool oka = sax >= bx.x && sax < bx.y && say >= by.x && say < by.y;
+    const bool okb = sbx >= bx.x && sbx < bx.y && sby >= by.x && sby < by.y;
+    pair_if(oka, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+    pair_if(okb, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+    ca += oka;
+    cb += okb;
+  }
+  cnt += (va ? ca : 0u) + (vb ? cb : 0u);
+}
+
+// The W warps of one batch wait for each other (named barrier 1 + the batch's slot in the block).
+template <int W>
+__device__ inline void batch_barrier(int slot) {
+  if constexpr (W > 1) asm volatile("bar.sync %0, %1;" ::"r"(1 + slot), "n"(32 * W) : "memory");
+}
+
+template <int W>
+__global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
+  static_assert(kWarps % W == 0, "warps per batch divide the block");
+  constexpr int kBatches = kWarps / W;
+  __shared__ StreamSmem smem[kWarps];
+  __shared__ double red[W > 1 ? kWarps : 1][6][32];
+  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  const int sub = w % W;  // this warp's share of the batch's load steps
+  const int b = blockIdx.x * kBatches + w / W;
+  if (b >= a.nb) return;  // every warp of the batch (the barriers below are the batch's own)
+  StreamSmem& S = smem[w];
+  const long t0 = a.batch[2 * b], t1 = a.batch[2 * b + 1];
+  const long r0 = a.start[b], r1 = a.start[b + 1];
+  const long n = a.n;
+  const double L0 = a.img.period[0], L1 = a.img.period[1];
+  const double h0 = a.img.centring_half(0), h1 = a.img.centring_half(1);
+  const double cx = kCentringShift * L0, cy = kCentringShift * L1;  // image_centre's shift
+  const int K = a.img.k;
+  const double inf = __longlong_as_double(0x7ff0000000000000LL);
+  const unsigned below = (1u << lane) - 1u;
+  unsigned long long cnt = 0;
+  for (long base = t0; base < t1; base += 64) {
+    const long ta = base + lane, tb = base + 32 + lane;
+    const bool va = ta < t1, vb = tb < t1;
+    const long ka = va ? ta : t0, kb = vb ? tb : t0;  // an idle slot repeats the first target
+    Two T;
+    T.xa = a.tgt[ka], T.ya = a.tgt[n + ka], T.za = a.tgt[2 * n + ka];
+    T.xb = a.tgt[kb], T.yb = a.tgt[n + kb], T.zb = a.tgt[2 * n + kb];
+    T.uxa = T.uya = T.uza = T.uxb = T.uyb = T.uzb = 0.0;
+    // The 64 targets' box (min and max are exact). s = (t − s) + ζL is monotone in t, so its
+    // values at the box's ends bound it for every target of the group.
+    double xlo = fmin(T.xa, T.xb), xhi = fmax(T.xa, T.xb), ylo = fmin(T.ya, T.yb), yhi = fmax(T.ya, T.yb);
+    for (int o = 16; o > 0; o /= 2) {
+      xlo = fmin(xlo, __shfl_xor_sync(kFull, xlo, o));
+      xhi = fmax(xhi, __shfl_xor_sync(kFull, xhi, o));
+      ylo = fmin(ylo, __shfl_xor_sync(kFull, ylo, o));
+      yhi = fmax(yhi, __shfl_xor_sync(kFull, yhi, o));
+    }
+    long long head = 0, fill = 0;  // ring positions: summed up to head, written up to fill
+    long long g = 0;               // load step, counted across the batch's chunks
+    for (long rc = r0; rc < r1; rc += 32) {
+      const int nr = r1 - rc < 32 ? int(r1 - rc) : 32;
+      __syncwarp();  // the previous chunk's descriptors are read
+      long long c = 0;
+      if (lane < nr) {
+        const TreeSumRange R = a.ranges[rc + lane];
+        S.off[lane] = R.off;
+        S.stride[lane] = R.stride;
+        S.code[lane] = (int(R.mx) & 0xff) | ((int(R.my) & 0xff) << 8) | (int(R.window) << 16);
+        c = R.count;
+      }
+      for (int o = 1; o < 32; o *= 2) {
+        const long long v = __shfl_up_sync(kFull, c, o);
+        if (lane >= o) c += v;
+      }
+      S.pre[lane + 1] = c;
+      if (lane == 0) S.pre[0] = 0;
+      const long long total = __shfl_sync(kFull, c, 31);
+      __syncwarp();
+      for (long long p0 = 0; p0 < total; p0 += 32, ++g) {
+        if (W > 1 && int(g % W) != sub) continue;
+        const long long P = p0 + lane;
+        bool keep = false, test = false;
+        double e[12];
+        if (P < total) {
+          int lo = 0, hi = nr - 1;  // the last range with pre ≤ P: the non-empty one holding P
+          while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (S.pre[mid] <= P) lo = mid;
+            else hi = mid - 1;
+          }
+          const int code = S.code[lo], st = S.stride[lo];
+          const int mx = static_cast<signed char>(code & 0xff), my = static_cast<signed char>((code >> 8) & 0xff);
+          const double* src = a.pool + S.off[lo] + (P - S.pre[lo]);
+          const double sx = __ldg(src), sy = __ldg(src + st);
+          e[2] = __ldg(src + 2L * st);
+          e[3] = __ldg(src + 3L * st);
+          e[4] = __ldg(src + 4L * st);
+          e[5] = __ldg(src + 5L * st);
+          e[0] = sx + mx * L0;
+          e[1] = sy + my * L1;
+          e[6] = sx;
+          e[7] = sy;
+          keep = true;
+          if (code >> 16) {
+            window_bounds(mx, K, h0, e[8], e[9]);
+            window_bounds(my, K, h1, e[10], e[11]);
+            const double sxl = (xlo - sx) + cx, sxh = (xhi - sx) + cx, syl = (ylo - sy) + cy, syh = (yhi - sy) + cy;
+            const bool all = sxl >= e[8] && sxh < e[9] && syl >= e[10] && syh < e[11];
+            const bool none = sxh < e[8] || sxl >= e[9] || syh < e[10] || syl >= e[11];
+            keep = !none;
+            test = !all;
+          }
+          if (!test) e[8] = e[10] = -inf, e[9] = e[11] = inf;
+        }
+        const unsigned ball = __ballot_sync(kFull, keep);
+        __syncwarp();  // the last tile summed is read before its slots are written again
+        if (keep) {
+          const int slot = int((fill + __popc(ball & below)) & (kRing - 1));
+          for (int k = 0; k < 12; k += 2) *reinterpret_cast<double2*>(&S.e[slot][k]) = make_double2(e[k], e[k + 1]);
+          S.wf[slot] = test;
+        }
+        fill += __popc(ball);
+        __syncwarp();
+        if (fill - head >= 32) {
+          const int h = int(head & (kRing - 1));
+          stream_tile(S.e + h, S.wf + h, lane, 32, T, va, vb, a.eps, cx, cy, cnt);
+          head += 32;
+        }
+      }
+    }
+    if (fill > head) {  // the last, partial tile: padding adds +0 and fails every window test
+      const int m = int(fill - head);
+      __syncwarp();
+      if (lane >= m) {
+        const int slot = int((head + lane) & (kRing - 1));
+        for (int k = 0; k < 6; ++k) S.e[slot][k] = k < 3 ? 1e100 : 0.0;
+        S.e[slot][6] = S.e[slot][7] = 0.0;
+        S.e[slot][8] = S.e[slot][10] = inf;
+        S.e[slot][9] = S.e[slot][11] = -inf;
+        S.wf[slot] = 0;
+      }
+      __syncwarp();
+      const int h = int(head & (kRing - 1));
+      stream_tile(S.e + h, S.wf + h, lane, m, T, va, vb, a.eps, cx, cy, cnt);
+    }
+    if constexpr (W > 1) {  // the partial sums, added in warp order
+      const int first = w - sub;
+      red[w][0][lane] = T.uxa, red[w][1][lane] = T.uya, red[w][2][lane] = T.uza;
+      red[w][3][lane] = T.uxb, red[w][4][lane] = T.uyb, red[w][5][lane] = T.uzb;
+      batch_barrier<W>(w / W);
+      if (sub == 0)
+        for (int v = 1; v < W; ++v) {
+          T.uxa += red[first + v][0][lane], T.uya += red[first + v][1][lane], T.uza += red[first + v][2][lane];
+          T.uxb += red[first + v][3][lane], T.uyb += red[first + v][4][lane], T.uzb += red[first + v][5][lane];
+        }
+      batch_barrier<W>(w / W);  // red is read before the next group writes it
+    }
+    if (sub == 0) {
+      if (va) {
+        a.acc[ta] = T.uxa;
+        a.acc[n + ta] = T.uya;
+        a.acc[2 * n + ta] = T.uza;
+      }
+      if (vb) {
+        a.acc[tb] = T.uxb;
+        a.acc[n + tb] = T.uyb;
+        a.acc[2 * n + tb] = T.uzb;
+      }
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) cnt += __shfl_down_sync(kFull, cnt, o);
+  if (lane == 0 && cnt) atomicAdd(a.pairs, cnt);
+}
+
+// The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch
+// (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant).
+constexpr int kDefaultVariant = 4;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
+int variant_from_env() {
+  static const int v = [] {
+    const char* e = std::getenv("BEATNIK_TREE_SUMS_KERNEL");
+    if (!e || !*e) return kDefaultVariant;
+    const int x = std::atoi(e);
+    if (x != 0 && x != 1 && x != 2 && x != 4) throw Error("BEATNIK_TREE_SUMS_KERNEL: 0, 1, 2 or 4");
+    return x;
+  }();
+  return v;
+}
+
+void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
+  if (a.nb <= 0) return;
+  const auto grid = [&](int per) { return static_cast<unsigned>((a.nb + per - 1) / per); };
+  switch (variant) {
+    case 0:
+      tree_sums_kernel_v0<<<grid(kWarps), 32 * kWarps, 0, st>>>(a);
+      break;
+    case 1:
+      tree_sums_stream_kernel<1><<<grid(kWarps), 32 * kWarps, 0, st>>>(a);
+      break;
+    case 2:
+      tree_sums_stream_kernel<2><<<grid(kWarps / 2), 32 * kWarps, 0, st>>>(a);
+      break;
+    default:
+      tree_sums_stream_kernel<4><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
+  }
+  exec::detail::check_launch(what);
 }
 #endif
 
@@ -230,6 +525,7 @@ size_t TreeSumsDevice::reserve(Staging<T>& s, size_t n) {
     return s.used - n;
   }
   sync_streams();
+  wrapped_ = true;  // earlier launches' lists are overwritten (bench() cannot replay this call)
   if (n > s.cap) resize(s, std::max<size_t>(n + n / 2, 1024));
   s.used = n;
   return 0;
@@ -270,6 +566,8 @@ void TreeSumsDevice::begin(const double* targets, long n, const Arrays& near, co
   prepare(ranges_);
   prepare(index_);
   launches_ = 0;
+  recs_.clear();
+  wrapped_ = false;
   pack_s = near_kernel_s = far_kernel_s = finish_s = 0;
   upload_s = now() - t;
 #else
@@ -323,17 +621,16 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
   cudaEvent_t* ev = reinterpret_cast<cudaEvent_t*>(events_.data()) + 3 * launches_;
   const long* Id = index_.dev.data() + oi;
   const TreeSumRange* Rd = ranges_.dev.data() + orr;
-  const unsigned grid = static_cast<unsigned>((nb + kWarps - 1) / kWarps);
+  const int variant = variant_from_env();
   cudaEventRecord(ev[0], st);
   Args an{tgt_.data(), n_, nb, near_pool_.data(), Id, Id + 2 * nb, Rd, img_, eps_, acc_near_.data(), pairs_.data()};
-  tree_sums_kernel<<<grid, 32 * kWarps, 0, st>>>(an);
-  exec::detail::check_launch("tree sums kernel (near)");
+  run_kernel(variant, an, st, "tree sums kernel (near)");
   cudaEventRecord(ev[1], st);
   Args af{tgt_.data(), n_, nb, far_pool_.data(), Id, Id + 3 * nb + 1, Rd + nrn, img_, eps_, acc_far_.data(),
           pairs_.data() + 1};
-  tree_sums_kernel<<<grid, 32 * kWarps, 0, st>>>(af);
-  exec::detail::check_launch("tree sums kernel (far)");
+  run_kernel(variant, af, st, "tree sums kernel (far)");
   cudaEventRecord(ev[2], st);
+  recs_.push_back({oi, orr, nb, nrn});
   ++launches_;
   pack_s += now() - t;
 #else
@@ -364,11 +661,93 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   near_pairs = static_cast<long>(pairs[0]);
   far_pairs = static_cast<long>(pairs[1]);
   finish_s = now() - t;
+  ++calls_;
+  if (const char* e = std::getenv("BEATNIK_TREE_SUMS_BENCH"); e && std::atoi(e) == calls_) {
+    if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
+    else bench(acc_near, acc_far, near_pairs, far_pairs);
+  }
 #else
   (void)acc_near, (void)acc_far, (void)near_pairs, (void)far_pairs;
   exec::no_device_backend("tree solver sums");
 #endif
 }
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+// BEATNIK_TREE_SUMS_BENCH=k (measurement only): after the sums of this object's k-th call, every
+// kernel variant runs the call's launches again, one after another on one stream (near, then
+// far), twice; prints each one's device time and pairs/s, its largest difference from the call's
+// velocities (relative to the largest |u|), whether its two runs agree bitwise and whether its
+// pair counts are the call's.
+void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long near_pairs, long far_pairs) {
+  if (n_ <= 0 || recs_.empty()) return;
+  const auto D = exec::Space::Device, H = exec::Space::Host;
+  exec::Buffer<double> bn(D, 3 * n_), bf(D, 3 * n_);
+  exec::Buffer<unsigned long long> bp(D, 2);
+  std::vector<double> hn(3 * n_), hf(3 * n_), first_n, first_f;
+  cudaStream_t st = static_cast<cudaStream_t>(streams_[0]);
+  cudaEvent_t e0, e1, e2;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  cudaEventCreate(&e2);
+  const auto maxrel = [&](const std::vector<double>& x, const double* ref) {
+    double d = 0, m = 0;
+    for (long k = 0; k < 3 * n_; ++k) {
+      d = std::max(d, std::abs(x[k] - ref[k]));
+      m = std::max(m, std::abs(ref[k]));
+    }
+    return m > 0 ? d / m : d;
+  };
+  for (int v : {0, 1, 2, 4})
+    for (int rep = 0; rep < 2; ++rep) {
+      bn.zero();
+      bf.zero();
+      bp.zero();
+      cudaDeviceSynchronize();
+      cudaEventRecord(e0, st);
+      for (const LaunchRec& r : recs_) {
+        const long* Id = index_.dev.data() + r.oi;
+        Args an{tgt_.data(), n_,   r.nb,      near_pool_.data(), Id, Id + 2 * r.nb, ranges_.dev.data() + r.orr,
+                img_,        eps_, bn.data(), bp.data()};
+        run_kernel(v, an, st, "tree sums bench (near)");
+      }
+      cudaEventRecord(e1, st);
+      for (const LaunchRec& r : recs_) {
+        const long* Id = index_.dev.data() + r.oi;
+        Args af{tgt_.data(), n_,   r.nb,      far_pool_.data(), Id, Id + 3 * r.nb + 1, ranges_.dev.data() + r.orr + r.nrn,
+                img_,        eps_, bf.data(), bp.data() + 1};
+        run_kernel(v, af, st, "tree sums bench (far)");
+      }
+      cudaEventRecord(e2, st);
+      cudaEventSynchronize(e2);
+      float tn = 0, tf = 0;
+      cudaEventElapsedTime(&tn, e0, e1);
+      cudaEventElapsedTime(&tf, e1, e2);
+      unsigned long long p[2];
+      exec::copy(p, H, bp.data(), D, 2);
+      exec::copy(hn.data(), H, bn.data(), D, 3 * n_);
+      exec::copy(hf.data(), H, bf.data(), D, 3 * n_);
+      bool same = true;
+      if (rep == 0) {
+        first_n = hn;
+        first_f = hf;
+      } else {
+        same = first_n == hn && first_f == hf;
+      }
+      std::fprintf(stderr,
+                   "tree-sums-bench: variant %d run %d: near %.4f s %.3e pairs/s, far %.4f s %.3e pairs/s; "
+                   "max rel diff to the call near %.2e far %.2e; pairs %s; %s\n",
+                   v, rep, 1e-3 * tn, double(p[0]) / (1e-3 * tn), 1e-3 * tf, double(p[1]) / (1e-3 * tf),
+                   maxrel(hn, acc_near), maxrel(hf, acc_far),
+                   (long(p[0]) == near_pairs && long(p[1]) == far_pairs) ? "equal" : "DIFFER",
+                   rep == 0 ? "-" : (same ? "bitwise repeatable" : "NOT REPEATABLE"));
+    }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaEventDestroy(e2);
+}
+#else
+void TreeSumsDevice::bench(const double*, const double*, long, long) {}
+#endif
 
 void tree_velocity_to_field(const mesh::SurfaceMesh& mesh, const double* host, const mesh::Field& out,
                             exec::Buffer<double>& scratch) {

@@ -3,9 +3,10 @@
 // GPU"). The tree, the LET and the interaction lists stay on the host; the sums take the
 // batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays), flatten
 // them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image shift
-// and the window flag), copy them to the device and run a kernel (a warp per batch, two targets
-// per lane, sources staged through shared memory) in double with the host's pair formula and
-// window rule; the velocities come back into host arrays.
+// and the window flag), copy them to the device and run a kernel (the batch's ranges read as one
+// stream of sources, staged through shared memory in tiles of 32, two targets per lane, one or
+// more warps per batch) in double with the host's pair formula and window rule; the velocities
+// come back into host arrays.
 // Compiled by nvcc in the CUDA build; the host build's run() throws (no device backend).
 #include <utility>
 #include <vector>
@@ -85,6 +86,16 @@ class TreeSumsDevice {
   Staging<TreeSumRange> ranges_;
   Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
   void sync_streams();
+  // The call's launches again with every kernel variant (BEATNIK_TREE_SUMS_BENCH, finish()).
+  void bench(const double* acc_near, const double* acc_far, long near_pairs, long far_pairs);
+  struct LaunchRec {  // one launch: its index block and ranges in the staging, batches, near ranges
+    size_t oi, orr;
+    int nb;
+    long nrn;
+  };
+  std::vector<LaunchRec> recs_;
+  bool wrapped_ = false;  // a launch of this call waited and refilled the staging from its start
+  int calls_ = 0;
   std::vector<void*> streams_;  // CUDA streams the launches take in turn
   std::vector<void*> events_;  // per launch: 3 CUDA events (start, near done, far done)
   int launches_ = 0;
