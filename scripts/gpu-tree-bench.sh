@@ -5,7 +5,7 @@
 #       GPUS = 4), every LET strategy on more than one GPU: time per BR call, efficiency against one
 #       GPU, LET bytes per rank and the LET's share of the call
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
-#       exact solver; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
+#       exact solver, and 2048^2; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
 #       cutoff solver at c = 0.5, each with its error measured by --br-check 64
 # One warm-up step, then the measured steps (3 BR calls each). Results files land in OUT_DIR; one
 # table row per run goes to stdout.
@@ -67,6 +67,7 @@ case $mode in
   single)
     run tree_cos1024 1 "${cos1024[@]}" -t 3 --warmup 1
     run exact_cos1024 1 -O high -n 1024 -b periodic -I cos -S exact -t 1
+    run tree_cos2048 1 -O high -n 2048 -b periodic -I cos -S tree --br-tolerance 1e-6 -t 2 --warmup 1
     run tree_sech512 1 "${sech512[@]}" -S tree --br-tolerance 1e-6 -t 3 --warmup 1 --br-check 64
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
