@@ -6,7 +6,8 @@
 // (NaN in every path), source counts that are not a multiple of the vector width, partial
 // target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run. The tree
 // solver's kernel (br_targets_host: targets against a list of source ranges, some with the image
-// window's test) against the same kind of serial sum, with target counts around the vector widths.
+// window's test) against the same kind of serial sum, with target counts around the vector widths;
+// and the edge sums' pair loops (tree_edge_pairs.hpp), which sit beside it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
 #include "beatnik/model/br_targets_host.hpp"
+#include "beatnik/model/tree_edge_pairs.hpp"
 
 using namespace beatnik;
 using model::BRHostKernel;
@@ -330,6 +332,66 @@ TEST(BRHostKernels, TargetsOutsideTheFloatRange) {
   Problem zero = random_sheet(6, 8, true, 1, 0.0, 4);
   for (int c = 0; c < 3; ++c) zero.tgt[c * zero.nt + 2] = zero.src[c * zero.ns + 5];
   expect_targets_match(zero, {{zero.src.data(), zero.ns, 0, 8, 0, 0, false}}, "d = 0");
+}
+
+// The edge sums' pair loops (model/tree_edge_pairs.hpp: one target against points with
+// strengths a or a − b, e.g. a prefix difference of proxy strengths), portable and AVX2 + FMA
+// where this CPU has it, against a serial long-double sum: point counts 1..13 from offsets 0..3
+// (every vector tail), d outside the float range (ε = 0 beside near-coincident points, points
+// 1e20 away) and d = 0 (NaN).
+TEST(BRHostKernels, EdgePairLoops) {
+  struct Fn {
+    const char* name;
+    model::tree::detail::EdgePairsFn f;
+  };
+  std::vector<Fn> fns{{"portable", model::tree::detail::edge_pairs_portable}};
+  if (model::br_host_kernel_supported(BRHostKernel::Avx2)) fns.push_back({"avx2", model::tree::detail::edge_pairs_avx2});
+  EXPECT_EQ(fns.size() == 2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const long n = 16;
+  for (int variant = 0; variant < 4; ++variant)  // plain, near-coincident (ε = 0), far, d = 0
+    for (bool diff : {false, true})
+      for (long k0 = 0; k0 < 4; ++k0)
+        for (long k1 = k0 + 1; k1 <= k0 + 13; ++k1) {
+          std::vector<double> p(3 * n), a(3 * n), b(3 * n);
+          for (auto& x : p) x = u(g);
+          for (auto& x : a) x = 1e-3 * u(g);
+          for (auto& x : b) x = 1e-3 * u(g);
+          double ox = 2.0, oy = -2.0, x = u(g), y = u(g), z = 0.1 * u(g), eps = 1e-3;
+          if (variant == 1 || variant == 3) {  // the target at the origin, no offset: exact differences
+            ox = oy = x = y = z = eps = 0.0;
+            const double delta = variant == 1 ? 1e-21 : 0.0;  // d = 2.25δ² below FLT_MIN, or d = 0
+            p[k0] = delta, p[n + k0] = -0.5 * delta, p[2 * n + k0] = delta;
+          } else if (variant == 2) {
+            p[k1 - 1] = 1e20;
+          }
+          long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+          for (long k = k0; k < k1; ++k) {
+            const long double q[3] = {a[k] - (diff ? b[k] : 0.0), a[n + k] - (diff ? b[n + k] : 0.0),
+                                      a[2 * n + k] - (diff ? b[2 * n + k] : 0.0)};
+            const long double r[3] = {(long double)x - (p[k] + ox), (long double)y - (p[n + k] + oy),
+                                      (long double)z - p[2 * n + k]};
+            const long double d = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps;
+            const long double f = 1.0L / (d * std::sqrt(d));
+            for (int i = 0; i < 3; ++i) {
+              const long double s1 = q[(i + 1) % 3] * r[(i + 2) % 3], s2 = q[(i + 2) % 3] * r[(i + 1) % 3];
+              sum[i] += (s1 - s2) * f;
+              mag[i] += (std::fabs(s1) + std::fabs(s2)) * f;
+            }
+          }
+          for (const Fn& fn : fns) {
+            double v[3] = {0.0, 0.0, 0.0};
+            fn.f(p.data(), p.data() + n, p.data() + 2 * n, a.data(), diff ? b.data() : nullptr, n, k0, k1, ox, oy, x,
+                 y, z, eps, v);
+            for (int i = 0; i < 3; ++i) {
+              const double ref = double(sum[i]);
+              const bool ok = std::isnan(ref) ? std::isnan(v[i]) : std::fabs(v[i] - ref) <= 1e-13 * double(mag[i]);
+              EXPECT_TRUE(ok) << fn.name << ", variant " << variant << ", diff " << diff << ", [" << k0 << ", " << k1
+                              << "), component " << i << ": " << v[i] << " against " << ref;
+            }
+          }
+        }
 }
 
 }  // namespace
