@@ -14,13 +14,39 @@
 namespace beatnik::model::tree::detail {
 namespace {
 
-// Strength entries [i, i + 4) (lanes past the end masked to zero).
-template <bool Diff>
-__attribute__((target("avx2,fma"), always_inline)) inline __m256d strength(const double* a, const double* b, long i,
-                                                                           __m256i mask) {
-  const __m256d q = _mm256_maskload_pd(a + i, mask);
-  if constexpr (Diff) return _mm256_sub_pd(q, _mm256_maskload_pd(b + i, mask));
-  return q;
+template <bool Tail>
+__attribute__((target("avx2,fma"), always_inline)) inline __m256d load_pd(__m256i mask, const double* p) {
+  if constexpr (Tail) return _mm256_maskload_pd(p, mask);
+  else return _mm256_loadu_pd(p);
+}
+
+// One vector of points [k, k + 4) against the target T (lanes outside `mask` contribute zero).
+template <bool Diff, bool Safe, bool Tail>
+__attribute__((target("avx2,fma"), always_inline)) inline void pair_step(
+    const double* px, const double* py, const double* pz, const double* a, const double* b, long stride, long k,
+    __m256i mask, __m256d TX, __m256d TY, __m256d TZ, __m256d OX, __m256d OY, __m256d EPS, __m256d& UX,
+    __m256d& UY, __m256d& UZ, __m256d& DMAX) {
+  const __m256d rx = _mm256_sub_pd(TX, _mm256_add_pd(load_pd<Tail>(mask, px + k), OX));
+  const __m256d ry = _mm256_sub_pd(TY, _mm256_add_pd(load_pd<Tail>(mask, py + k), OY));
+  const __m256d rz = _mm256_sub_pd(TZ, load_pd<Tail>(mask, pz + k));
+  const __m256d d = _mm256_fmadd_pd(rx, rx, _mm256_fmadd_pd(ry, ry, _mm256_fmadd_pd(rz, rz, EPS)));
+  __m256d f;
+  if constexpr (Safe) {
+    f = _mm256_blendv_pd(inv_pow_three_halves_exact_avx2(d), inv_pow_three_halves_avx2(d), d_in_float_range(d));
+  } else {
+    DMAX = _mm256_max_pd(DMAX, Tail ? _mm256_and_pd(d, _mm256_castsi256_pd(mask)) : d);
+    f = inv_pow_three_halves_avx2(d);
+  }
+  if constexpr (Tail) f = _mm256_and_pd(f, _mm256_castsi256_pd(mask));  // zero strength and zero f: no 0·∞
+  __m256d ax = load_pd<Tail>(mask, a + k), ay = load_pd<Tail>(mask, a + stride + k), az = load_pd<Tail>(mask, a + 2 * stride + k);
+  if constexpr (Diff) {
+    ax = _mm256_sub_pd(ax, load_pd<Tail>(mask, b + k));
+    ay = _mm256_sub_pd(ay, load_pd<Tail>(mask, b + stride + k));
+    az = _mm256_sub_pd(az, load_pd<Tail>(mask, b + 2 * stride + k));
+  }
+  UX = _mm256_fmadd_pd(_mm256_fmsub_pd(ay, rz, _mm256_mul_pd(az, ry)), f, UX);  // qy·rz − qz·ry
+  UY = _mm256_fmadd_pd(_mm256_fmsub_pd(az, rx, _mm256_mul_pd(ax, rz)), f, UY);  // qz·rx − qx·rz
+  UZ = _mm256_fmadd_pd(_mm256_fmsub_pd(ax, ry, _mm256_mul_pd(ay, rx)), f, UZ);  // qx·ry − qy·rx
 }
 
 template <bool Diff, bool Safe>
@@ -30,28 +56,14 @@ __attribute__((target("avx2,fma"), noinline)) void pairs(const double* px, const
                                                          double eps, double* v, double* dmax) {
   const __m256d TX = _mm256_set1_pd(x), TY = _mm256_set1_pd(y), TZ = _mm256_set1_pd(z);
   const __m256d OX = _mm256_set1_pd(ox), OY = _mm256_set1_pd(oy), EPS = _mm256_set1_pd(eps);
-  const __m256i IOTA = _mm256_setr_epi64x(0, 1, 2, 3);
   __m256d UX = _mm256_setzero_pd(), UY = UX, UZ = UX, DMAX = UX;
-  for (long k = k0; k < k1; k += 4) {
-    const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(k1 - k), IOTA);
-    const __m256d lanes = _mm256_castsi256_pd(mask);
-    const __m256d rx = _mm256_sub_pd(TX, _mm256_add_pd(_mm256_maskload_pd(px + k, mask), OX));
-    const __m256d ry = _mm256_sub_pd(TY, _mm256_add_pd(_mm256_maskload_pd(py + k, mask), OY));
-    const __m256d rz = _mm256_sub_pd(TZ, _mm256_maskload_pd(pz + k, mask));
-    const __m256d d = _mm256_fmadd_pd(rx, rx, _mm256_fmadd_pd(ry, ry, _mm256_fmadd_pd(rz, rz, EPS)));
-    __m256d f;
-    if constexpr (Safe) {
-      f = _mm256_blendv_pd(inv_pow_three_halves_exact_avx2(d), inv_pow_three_halves_avx2(d), d_in_float_range(d));
-    } else {
-      DMAX = _mm256_max_pd(DMAX, _mm256_and_pd(d, lanes));
-      f = inv_pow_three_halves_avx2(d);
-    }
-    f = _mm256_and_pd(f, lanes);  // the lanes past k1: zero strength and zero f (no 0·∞)
-    const __m256d ax = strength<Diff>(a, b, k, mask), ay = strength<Diff>(a, b, stride + k, mask),
-                  az = strength<Diff>(a, b, 2 * stride + k, mask);
-    UX = _mm256_fmadd_pd(_mm256_fmsub_pd(ay, rz, _mm256_mul_pd(az, ry)), f, UX);  // qy·rz − qz·ry
-    UY = _mm256_fmadd_pd(_mm256_fmsub_pd(az, rx, _mm256_mul_pd(ax, rz)), f, UY);  // qz·rx − qx·rz
-    UZ = _mm256_fmadd_pd(_mm256_fmsub_pd(ax, ry, _mm256_mul_pd(ay, rx)), f, UZ);  // qx·ry − qy·rx
+  const __m256i ALL = _mm256_set1_epi64x(-1);
+  long k = k0;
+  for (; k + 4 <= k1; k += 4)
+    pair_step<Diff, Safe, false>(px, py, pz, a, b, stride, k, ALL, TX, TY, TZ, OX, OY, EPS, UX, UY, UZ, DMAX);
+  if (k < k1) {
+    const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(k1 - k), _mm256_setr_epi64x(0, 1, 2, 3));
+    pair_step<Diff, Safe, true>(px, py, pz, a, b, stride, k, mask, TX, TY, TZ, OX, OY, EPS, UX, UY, UZ, DMAX);
   }
   const __m256d U[3] = {UX, UY, UZ};
   for (int c = 0; c < 3; ++c) {  // lanes (0 + 1) + (2 + 3)
