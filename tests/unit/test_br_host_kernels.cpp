@@ -320,7 +320,8 @@ TEST(BRHostKernels, TargetsOutsideTheFloatRange) {
       const std::vector<model::BRSourceRange> ranges{{p.src.data(), p.ns, 0, 24, 0, 0, false},
                                                      {p.src.data(), p.ns, 2, 20, 0, 0, true},
                                                      {p.src.data(), p.ns, 0, 24, 1, -1, true}};
-      expect_targets_match(p, ranges, "near-coincident, eps " + std::to_string(eps) + ", targets " + std::to_string(nt));
+      expect_targets_match(p, ranges,
+                           "near-coincident, eps " + std::to_string(eps) + ", targets " + std::to_string(nt));
     }
   // Free dimensions, sources 1e20 away (d beyond the float range).
   Problem far = random_sheet(13, 17, true, 1, 1e-3, 3);
@@ -345,7 +346,8 @@ TEST(BRHostKernels, EdgePairLoops) {
     model::tree::detail::EdgePairsFn f;
   };
   std::vector<Fn> fns{{"portable", model::tree::detail::edge_pairs_portable}};
-  if (model::br_host_kernel_supported(BRHostKernel::Avx2)) fns.push_back({"avx2", model::tree::detail::edge_pairs_avx2});
+  if (model::br_host_kernel_supported(BRHostKernel::Avx2))
+    fns.push_back({"avx2", model::tree::detail::edge_pairs_avx2});
   EXPECT_EQ(fns.size() == 2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
   std::mt19937_64 g(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

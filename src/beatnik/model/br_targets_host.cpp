@@ -216,9 +216,9 @@ __attribute__((target("avx512f"))) long targets_avx512(const double* tx, const d
   return pairs;
 }
 
-// AVX2 + FMA: 4 targets per vector, V vectors per source broadcast (kAvx2Vectors); d^{-3/2} from the float rsqrt
-// estimate and corrections in double (br_avx2_math.hpp, as the exact solver's AVX2 tile). The
-// window test as in the AVX-512 loop, on all-ones/zero lane masks. The estimate needs d in the
+// AVX2 + FMA: 4 targets per vector, V vectors per source broadcast (kAvx2Vectors); d^{-3/2}
+// from the float rsqrt estimate and corrections in double (br_avx2_math.hpp, as the exact
+// solver's AVX2 tile). The window test as in the AVX-512 loop, on all-ones/zero lane masks. The estimate needs d in the
 // float range: d ≥ ε, so with ε ≥ FLT_MIN only d > FLT_MAX can leave it (tracked by a running
 // max); a block that saw one, and every block when ε < FLT_MIN, is swept Safe: each lane outside
 // the range takes sqrt and a division. Each pair's term is thus a function of the pair alone.
@@ -301,7 +301,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline int pair_step_avx2(con
 }
 
 // V (1–4) vectors of targets against every source of R. The accumulators are named variables,
-// not an array, so that they stay in registers (GCC keeps an array of vectors in memory).
+// not an array (GCC 12 kept an array of vectors in memory, loaded and stored every step), and the
+// sweep is a function of its own (inlined into the block, its registers were spilled more).
 template <int V, bool Win, bool Safe>
 __attribute__((target("avx2,fma"), noinline)) long sweep_avx2(const Vec3* T, const __m256d* lanes,
                                                                          Vec3* U, const BRSourceRange& R,

@@ -38,7 +38,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline void pair_step(
     f = inv_pow_three_halves_avx2(d);
   }
   if constexpr (Tail) f = _mm256_and_pd(f, _mm256_castsi256_pd(mask));  // zero strength and zero f: no 0·∞
-  __m256d ax = load_pd<Tail>(mask, a + k), ay = load_pd<Tail>(mask, a + stride + k), az = load_pd<Tail>(mask, a + 2 * stride + k);
+  __m256d ax = load_pd<Tail>(mask, a + k), ay = load_pd<Tail>(mask, a + stride + k),
+          az = load_pd<Tail>(mask, a + 2 * stride + k);
   if constexpr (Diff) {
     ax = _mm256_sub_pd(ax, load_pd<Tail>(mask, b + k));
     ay = _mm256_sub_pd(ay, load_pd<Tail>(mask, b + stride + k));
