@@ -52,11 +52,11 @@ long first_false(long lo, long hi, P pred) {
   return lo;
 }
 
-// The pair loops: AVX2 + FMA intrinsics where the host kernels use them (br_host_kernel.hpp:
-// CPUs with AVX2 and no AVX-512), else the portable loop.
+// The pair loops: AVX2 + FMA intrinsics on every CPU that has them (AVX-512 ones too: there is no
+// AVX-512 edge loop, and the portable one is scalar code with GCC 12), else the portable loop.
 detail::EdgePairsFn pairs_fn() {
-  static const detail::EdgePairsFn f =
-      br_host_kernel_default() == BRHostKernel::Avx2 ? detail::edge_pairs_avx2 : detail::edge_pairs_portable;
+  static const detail::EdgePairsFn f = br_host_kernel_supported(BRHostKernel::Avx2) ? detail::edge_pairs_avx2
+                                                                                    : detail::edge_pairs_portable;
   return f;
 }
 
