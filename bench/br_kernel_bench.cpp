@@ -3,12 +3,17 @@
 //     periodic images, the consistent profile's centred 3x3 block) for N = 64², 128², 256²
 //     (512² with --large), on the host (all OpenMP threads) or the GPU (-x cuda). On the host
 //     every kernel this CPU supports (br_host_kernel.hpp), side by side (scalar to 128² only).
-//  2. Time per high-order step at n = 64, periodic (README-style problem), on the ranks this
+//  2. The tree solver's pair kernel (br_targets_host, docs/tree.md) on the host: pairs per second
+//     of batches of 64 targets against ranges of 64 sources (as the near sums) and of 81 (a
+//     degree-8 proxy set, as the far sums), plain and with the image window's test, every kernel
+//     this CPU supports.
+//  3. Time per high-order step at n = 64, periodic (README-style problem), on the ranks this
 //     program runs on (run it under mpirun with 1 and 2 ranks, OMP_NUM_THREADS=1).
-// Usage: br_kernel_bench [--kernel-only|--step-only] [--large] [--max-n N] [--repeats R]
-//                        [-x host|cuda] [--steps S]
+// Usage: br_kernel_bench [--kernel-only|--targets-only|--step-only] [--large] [--max-n N]
+//                        [--repeats R] [-x host|cuda] [--steps S]
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <cstdio>
@@ -26,6 +31,7 @@
 #include "beatnik/exec/space.hpp"
 #include "beatnik/model/br_block.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 
 using namespace beatnik;
 
@@ -87,6 +93,49 @@ double kernel_rate(int n, exec::Space space, model::BRHostKernel kernel, int rep
   return double(N) * N * 9 / *seconds;
 }
 
+// The tree kernel's rate: the n×n sheet's targets in batches of 64 (the default leaf), each
+// against every source of the sheet cut into ranges of `range` sources at image (1, 0) (windowed:
+// the pairs outside the window are tested and skipped), batches in parallel as the solver runs them.
+double targets_rate(int n, model::BRHostKernel kernel, long range, bool window, int repeats, double* seconds,
+                    double* cpu) {
+  const long N = long(n) * n, batch = 64;
+  std::vector<double> src(6 * N), acc(3 * N, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const long k = long(i) * n + j;
+      const double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
+      src[k] = x;
+      src[N + k] = y;
+      src[2 * N + k] = 0.05 * std::cos(2 * M_PI * x) * std::cos(2 * M_PI * y);
+      src[3 * N + k] = 1e-4 * std::sin(3.0 * x);
+      src[4 * N + k] = 1e-4 * std::cos(2.0 * y);
+      src[5 * N + k] = 1e-5 * x * y;
+    }
+  model::BRImages img;
+  img.k = 1;
+  img.period[0] = img.period[1] = 2.0;
+  std::vector<model::BRSourceRange> ranges;
+  for (long k = 0; k < N; k += range) ranges.push_back({src.data(), N, k, std::min(N, k + range), 1, 0, window});
+  const double eps = 0.25 * 2.0 / n;
+  const double *tx = src.data(), *ty = tx + N, *tz = ty + N;
+  double *ux = acc.data(), *uy = ux + N, *uz = uy + N;
+  long pairs = 0;
+  auto run = [&] {
+    long p = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : p)
+    for (long t = 0; t < N; t += batch)
+      p += model::br_targets_host(tx + t, ty + t, tz + t, std::min(batch, N - t), ranges.data(), int(ranges.size()),
+                                  img, eps, ux + t, uy + t, uz + t, kernel);
+    pairs = p;
+  };
+  run();  // warm-up
+  const double t0 = wall_seconds(), c0 = cpu_seconds();
+  for (int r = 0; r < repeats; ++r) run();
+  *seconds = (wall_seconds() - t0) / repeats;
+  *cpu = (cpu_seconds() - c0) / repeats;
+  return double(pairs) / *seconds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,14 +143,15 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bool kernel = true, step = true, large = false;
+  bool kernel = true, targets = true, step = true, large = false;
   exec::Space space = exec::Space::Host;
   long steps = 2;
   int max_n = 1 << 20, repeats_set = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--kernel-only") step = false;
-    else if (a == "--step-only") kernel = false;
+    if (a == "--kernel-only") step = targets = false;
+    else if (a == "--targets-only") step = kernel = false;
+    else if (a == "--step-only") kernel = targets = false;
     else if (a == "--large") large = true;
     else if (a == "-x" && i + 1 < argc) space = std::string(argv[++i]) == "cuda" ? exec::Space::Device : exec::Space::Host;
     else if (a == "--steps" && i + 1 < argc) steps = std::stol(argv[++i]);
@@ -130,6 +180,24 @@ int main(int argc, char** argv) {
                     pairs / cpu);
         std::fflush(stdout);
       }
+  }
+  if (targets && space == exec::Space::Host && rank == 0) {
+    const int n = 64;
+    std::printf("Tree pair kernel (br_targets_host), %d host thread(s): %d^2 targets in batches of 64 against "
+                "all %d^2 sources in ranges, image (1, 0)\n",
+                exec::host_threads(), n, n);
+    std::printf("%14s %8s %8s %14s %12s %12s %14s %18s\n", "kernel", "range", "window", "pairs", "wall s", "cpu s",
+                "pairs/s", "per cpu-second");
+    for (model::BRHostKernel k : model::br_host_kernels_supported())
+      for (long range : {64L, 81L})
+        for (bool window : {false, true}) {
+          double sec = 0, cpu = 0;
+          const int repeats = repeats_set > 0 ? repeats_set : (k == model::BRHostKernel::Scalar ? 1 : 3);
+          const double rate = targets_rate(n, k, range, window, repeats, &sec, &cpu);
+          std::printf("%14s %8ld %8s %14.4e %12.4e %12.4e %14.4e %18.4e\n", model::to_string(k), range,
+                      window ? "yes" : "no", rate * sec, sec, cpu, rate, rate * sec / cpu);
+          std::fflush(stdout);
+        }
   }
   if (step) {
     app::Options o;

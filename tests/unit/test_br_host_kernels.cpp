@@ -6,9 +6,11 @@
 // (NaN in every path), source counts that are not a multiple of the vector width, partial
 // target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run. The tree
 // solver's kernel (br_targets_host: targets against a list of source ranges, some with the image
-// window's test) against the same kind of serial sum, with target counts around the vector widths.
+// window's test) against the same kind of serial sum, with target counts around the vector widths;
+// and the edge sums' pair loops (tree_edge_pairs.hpp), which sit beside it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -18,6 +20,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
 #include "beatnik/model/br_targets_host.hpp"
+#include "beatnik/model/tree_edge_pairs.hpp"
 
 using namespace beatnik;
 using model::BRHostKernel;
@@ -202,62 +205,195 @@ TEST(BRHostKernels, NearCoincidentAndFarPairs) {
 }
 
 
-// The tree solver's kernel: ranges of two source blocks with image shifts, some windowed (the
-// pair counts only when |m − a₀(t − s)| ≤ K), against a serial long-double sum of the same pairs,
-// and the pair count against the count of pairs taken; targets 1..19 (masked vector tails).
+// The tree solver's kernel (br_targets_host): the serial long-double sum of the pairs the ranges
+// take (a windowed range only those with |m − a₀(t − s)| ≤ K) and its scale; returns their count.
+long targets_reference(const Problem& p, const std::vector<model::BRSourceRange>& ranges, std::vector<double>& ref,
+                       std::vector<double>& scale) {
+  const long nt = p.nt;
+  const model::BRImages& im = p.images;
+  ref.assign(3 * nt, 0.0);
+  scale.assign(3 * nt, 0.0);
+  long pairs = 0;
+  for (long t = 0; t < nt; ++t) {
+    const double tx = p.tgt[t], ty = p.tgt[nt + t], tz = p.tgt[2 * nt + t];
+    long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+    for (const auto& r : ranges)
+      for (long k = r.k0; k < r.k1; ++k) {
+        const double* b = r.p;
+        const double x = b[k], y = b[r.stride + k], z = b[2 * r.stride + k];
+        const double cx = model::image_centre(tx - x, im.period[0], im.centring_half(0));
+        const double cy = model::image_centre(ty - y, im.period[1], im.centring_half(1));
+        const int a0x = cx == 0.0 ? 0 : int(cx / im.period[0]), a0y = cy == 0.0 ? 0 : int(cy / im.period[1]);
+        if (r.window && (std::abs(r.mx - a0x) > im.k || std::abs(r.my - a0y) > im.k)) continue;
+        ++pairs;
+        const long double q[3] = {b[3 * r.stride + k], b[4 * r.stride + k], b[5 * r.stride + k]};
+        const long double rr[3] = {(long double)tx - ((long double)x + r.mx * im.period[0]),
+                                   (long double)ty - ((long double)y + r.my * im.period[1]), (long double)tz - z};
+        const long double d = rr[0] * rr[0] + rr[1] * rr[1] + rr[2] * rr[2] + p.eps;
+        const long double f = 1.0L / (d * std::sqrt(d));
+        for (int i = 0; i < 3; ++i) {
+          const long double a = q[(i + 1) % 3] * rr[(i + 2) % 3], c = q[(i + 2) % 3] * rr[(i + 1) % 3];
+          sum[i] += (a - c) * f;
+          mag[i] += (std::fabs(a) + std::fabs(c)) * f;
+        }
+      }
+    for (int i = 0; i < 3; ++i) ref[i * nt + t] = double(sum[i]), scale[i * nt + t] = double(mag[i]);
+  }
+  return pairs;
+}
+
+// Every supported kernel's br_targets_host within 1e-13·scale of the reference (NaN where it is
+// NaN) and its pair count equal to the pairs taken. Returns the kernels run.
+std::vector<BRHostKernel> expect_targets_match(const Problem& p, const std::vector<model::BRSourceRange>& ranges,
+                                               const std::string& what) {
+  std::vector<double> ref, scale;
+  const long want_pairs = targets_reference(p, ranges, ref, scale);
+  const long nt = p.nt;
+  std::vector<BRHostKernel> ran;
+  for (BRHostKernel k : model::br_host_kernels_supported()) {
+    std::vector<double> u(3 * nt, 0.0);
+    const long pairs = model::br_targets_host(p.tgt.data(), p.tgt.data() + nt, p.tgt.data() + 2 * nt, nt,
+                                              ranges.data(), int(ranges.size()), p.images, p.eps, u.data(),
+                                              u.data() + nt, u.data() + 2 * nt, k);
+    const std::string name = what + ", kernel " + model::to_string(k);
+    EXPECT_EQ(pairs, want_pairs) << name;
+    int bad = 0;
+    for (long i = 0; i < 3 * nt && bad < 5; ++i) {
+      const bool ok = std::isnan(ref[i]) ? std::isnan(u[i]) : std::fabs(u[i] - ref[i]) <= 1e-13 * scale[i];
+      if (!ok) ++bad;
+      EXPECT_TRUE(ok) << name << ", entry " << i << ": " << u[i] << " against " << ref[i] << " (scale " << scale[i]
+                      << ")";
+    }
+    ran.push_back(k);
+  }
+  return ran;
+}
+
+// The kernels this CPU must run: AVX2 + FMA and AVX-512 where cpuid has them (not skipped).
+void expect_every_simd_kernel_ran(const std::vector<BRHostKernel>& ran) {
+  auto has = [&](BRHostKernel k) { return std::find(ran.begin(), ran.end(), k) != ran.end(); };
+  EXPECT_TRUE(has(BRHostKernel::Scalar) && has(BRHostKernel::Portable));
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) EXPECT_TRUE(has(BRHostKernel::Avx2));
+  if (__builtin_cpu_supports("avx512f")) EXPECT_TRUE(has(BRHostKernel::Avx512));
+}
+
+// Ranges of two source blocks with image shifts, some windowed, against the serial sum; targets
+// 1..20 (every vector tail of 4- and 8-lane kernels and 1–4 vectors per pass), 33 and 64 (a
+// batch of the default leaf size: several passes).
 TEST(BRHostKernels, TargetsAgainstSourceRangesWithWindows) {
+  std::vector<long> counts;
+  for (long nt = 1; nt <= 20; ++nt) counts.push_back(nt);
+  counts.push_back(33);
+  counts.push_back(64);
   for (bool centred : {true, false})
-    for (long nt : {1L, 7L, 8L, 9L, 16L, 19L}) {
+    for (long nt : counts) {
       Problem p = random_sheet(nt, 97, centred, 1, 1e-3, 31 + nt);
       // Sources spread over 2.5 periods in x so that the nearest image differs within a range.
       for (long k = 0; k < p.ns; ++k) p.src[k] *= 2.5;
       std::vector<double> proxies(6 * 10);
       for (int c = 0; c < 6; ++c)
         for (int k = 0; k < 10; ++k) proxies[c * 10 + k] = p.src[c * p.ns + 3 * k] * (c < 3 ? 1.1 : 0.7);
-      std::vector<model::BRSourceRange> ranges{
+      const std::vector<model::BRSourceRange> ranges{
           {p.src.data(), p.ns, 0, 40, 0, 0, false},  {p.src.data(), p.ns, 40, 97, 1, -1, true},
           {proxies.data(), 10, 0, 10, -1, 2, false}, {p.src.data(), p.ns, 5, 60, 2, 0, true},
           {p.src.data(), p.ns, 0, 97, -2, -2, true}, {p.src.data(), p.ns, 60, 61, 0, 1, false}};
-      const model::BRImages& im = p.images;
-      std::vector<double> ref(3 * nt, 0.0), scale(3 * nt, 0.0);
-      long want_pairs = 0;
-      for (long t = 0; t < nt; ++t) {
-        const double tx = p.tgt[t], ty = p.tgt[nt + t], tz = p.tgt[2 * nt + t];
-        long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
-        for (const auto& r : ranges)
-          for (long k = r.k0; k < r.k1; ++k) {
-            const double* b = r.p;
-            const double x = b[k], y = b[r.stride + k], z = b[2 * r.stride + k];
-            const int a0x = model::image_centre(tx - x, im.period[0], im.centring_half(0)) / im.period[0];
-            const int a0y = model::image_centre(ty - y, im.period[1], im.centring_half(1)) / im.period[1];
-            if (r.window && (std::abs(r.mx - a0x) > im.k || std::abs(r.my - a0y) > im.k)) continue;
-            ++want_pairs;
-            const long double q[3] = {b[3 * r.stride + k], b[4 * r.stride + k], b[5 * r.stride + k]};
-            const long double rr[3] = {(long double)tx - ((long double)x + r.mx * im.period[0]),
-                                       (long double)ty - ((long double)y + r.my * im.period[1]),
-                                       (long double)tz - z};
-            const long double d = rr[0] * rr[0] + rr[1] * rr[1] + rr[2] * rr[2] + p.eps;
+      const auto ran = expect_targets_match(p, ranges, "centred " + std::to_string(centred) + ", targets " +
+                                                           std::to_string(nt));
+      expect_every_simd_kernel_ran(ran);
+    }
+}
+
+// Pairs outside the float range of the AVX2 estimate (d far below FLT_MIN with ε tiny or 0; d
+// beyond FLT_MAX on free dimensions) beside ordinary ones, and d = 0 (NaN in every kernel), in
+// plain and windowed ranges, tails included.
+TEST(BRHostKernels, TargetsOutsideTheFloatRange) {
+  for (double eps : {1e-30, 0.0})
+    for (long nt : {3L, 6L, 17L}) {
+      Problem p = random_sheet(nt, 24, true, 1, eps, 7 + nt);
+      // Sources δ from target 1 (d = 2.25δ² down to ~1e-50); target 0 at the origin beside them.
+      const std::vector<double> deltas{1e-8, 1e-15, 1e-21, 1e-25};
+      for (int c = 0; c < 3; ++c) p.tgt[c * nt + 1] = 0.0;
+      for (size_t i = 0; i < deltas.size(); ++i) {
+        const long k = 3 + 5 * long(i);
+        p.src[k] = deltas[i], p.src[p.ns + k] = -0.5 * deltas[i], p.src[2 * p.ns + k] = deltas[i];
+      }
+      const std::vector<model::BRSourceRange> ranges{{p.src.data(), p.ns, 0, 24, 0, 0, false},
+                                                     {p.src.data(), p.ns, 2, 20, 0, 0, true},
+                                                     {p.src.data(), p.ns, 0, 24, 1, -1, true}};
+      expect_targets_match(p, ranges,
+                           "near-coincident, eps " + std::to_string(eps) + ", targets " + std::to_string(nt));
+    }
+  // Free dimensions, sources 1e20 away (d beyond the float range).
+  Problem far = random_sheet(13, 17, true, 1, 1e-3, 3);
+  far.images.period[0] = far.images.period[1] = 0.0;
+  far.src[0] = 1e20, far.src[far.ns + 5] = -3e19;
+  expect_targets_match(far, {{far.src.data(), far.ns, 0, 17, 0, 0, false}, {far.src.data(), far.ns, 0, 9, 0, 0, true}},
+                       "far sources");
+  // d = 0: a target on a source with ε = 0.
+  Problem zero = random_sheet(6, 8, true, 1, 0.0, 4);
+  for (int c = 0; c < 3; ++c) zero.tgt[c * zero.nt + 2] = zero.src[c * zero.ns + 5];
+  expect_targets_match(zero, {{zero.src.data(), zero.ns, 0, 8, 0, 0, false}}, "d = 0");
+}
+
+// The edge sums' pair loops (model/tree_edge_pairs.hpp: one target against points with
+// strengths a or a − b, e.g. a prefix difference of proxy strengths), portable and AVX2 + FMA
+// where this CPU has it, against a serial long-double sum: point counts 1..13 from offsets 0..3
+// (every vector tail), d outside the float range (ε = 0 beside near-coincident points, points
+// 1e20 away) and d = 0 (NaN).
+TEST(BRHostKernels, EdgePairLoops) {
+  struct Fn {
+    const char* name;
+    model::tree::detail::EdgePairsFn f;
+  };
+  std::vector<Fn> fns{{"portable", model::tree::detail::edge_pairs_portable}};
+  if (model::br_host_kernel_supported(BRHostKernel::Avx2))
+    fns.push_back({"avx2", model::tree::detail::edge_pairs_avx2});
+  EXPECT_EQ(fns.size() == 2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const long n = 16;
+  for (int variant = 0; variant < 4; ++variant)  // plain, near-coincident (ε = 0), far, d = 0
+    for (bool diff : {false, true})
+      for (long k0 = 0; k0 < 4; ++k0)
+        for (long k1 = k0 + 1; k1 <= k0 + 13; ++k1) {
+          std::vector<double> p(3 * n), a(3 * n), b(3 * n);
+          for (auto& x : p) x = u(g);
+          for (auto& x : a) x = 1e-3 * u(g);
+          for (auto& x : b) x = 1e-3 * u(g);
+          double ox = 2.0, oy = -2.0, x = u(g), y = u(g), z = 0.1 * u(g), eps = 1e-3;
+          if (variant == 1 || variant == 3) {  // the target at the origin, no offset: exact differences
+            ox = oy = x = y = z = eps = 0.0;
+            const double delta = variant == 1 ? 1e-21 : 0.0;  // d = 2.25δ² below FLT_MIN, or d = 0
+            p[k0] = delta, p[n + k0] = -0.5 * delta, p[2 * n + k0] = delta;
+          } else if (variant == 2) {
+            p[k1 - 1] = 1e20;
+          }
+          long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+          for (long k = k0; k < k1; ++k) {
+            const long double q[3] = {a[k] - (diff ? b[k] : 0.0), a[n + k] - (diff ? b[n + k] : 0.0),
+                                      a[2 * n + k] - (diff ? b[2 * n + k] : 0.0)};
+            const long double r[3] = {(long double)x - (p[k] + ox), (long double)y - (p[n + k] + oy),
+                                      (long double)z - p[2 * n + k]};
+            const long double d = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps;
             const long double f = 1.0L / (d * std::sqrt(d));
             for (int i = 0; i < 3; ++i) {
-              const long double a = q[(i + 1) % 3] * rr[(i + 2) % 3], c = q[(i + 2) % 3] * rr[(i + 1) % 3];
-              sum[i] += (a - c) * f;
-              mag[i] += (std::fabs(a) + std::fabs(c)) * f;
+              const long double s1 = q[(i + 1) % 3] * r[(i + 2) % 3], s2 = q[(i + 2) % 3] * r[(i + 1) % 3];
+              sum[i] += (s1 - s2) * f;
+              mag[i] += (std::fabs(s1) + std::fabs(s2)) * f;
             }
           }
-        for (int i = 0; i < 3; ++i) ref[i * nt + t] = double(sum[i]), scale[i * nt + t] = double(mag[i]);
-      }
-      for (BRHostKernel k : model::br_host_kernels_supported()) {
-        std::vector<double> u(3 * nt, 0.0);
-        const long pairs = model::br_targets_host(p.tgt.data(), p.tgt.data() + nt, p.tgt.data() + 2 * nt, nt,
-                                                  ranges.data(), int(ranges.size()), im, p.eps, u.data(),
-                                                  u.data() + nt, u.data() + 2 * nt, k);
-        const std::string what = std::string(model::to_string(k)) + ", centred " + std::to_string(centred) +
-                                 ", targets " + std::to_string(nt);
-        EXPECT_EQ(pairs, want_pairs) << what;
-        for (long i = 0; i < 3 * nt; ++i)
-          EXPECT_NEAR(u[i], ref[i], 1e-13 * scale[i]) << what << ", entry " << i;
-      }
-    }
+          for (const Fn& fn : fns) {
+            double v[3] = {0.0, 0.0, 0.0};
+            fn.f(p.data(), p.data() + n, p.data() + 2 * n, a.data(), diff ? b.data() : nullptr, n, k0, k1, ox, oy, x,
+                 y, z, eps, v);
+            for (int i = 0; i < 3; ++i) {
+              const double ref = double(sum[i]);
+              const bool ok = std::isnan(ref) ? std::isnan(v[i]) : std::fabs(v[i] - ref) <= 1e-13 * double(mag[i]);
+              EXPECT_TRUE(ok) << fn.name << ", variant " << variant << ", diff " << diff << ", [" << k0 << ", " << k1
+                              << "), component " << i << ": " << v[i] << " against " << ref;
+            }
+          }
+        }
 }
 
 }  // namespace

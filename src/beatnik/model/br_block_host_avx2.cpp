@@ -1,11 +1,8 @@
 // The exact Birkhoff–Rott tile with AVX2 + FMA intrinsics (CPUs without AVX-512), 4 sources
 // per step. Per step of sources the loads, the image centring and the parts of r and q × r
 // that do not depend on the image are formed once; the images are the inner loops, where
-// each pair-image costs about 22 vector operations and no square root or division:
-//   y₀ ≈ d^{-1/2}  from _mm_rsqrt_ps on d converted to float (relative error ≤ 1.5·2⁻¹²),
-//   y₁ = y₀(1 + e/2 + 3e²/8),     e = 1 − d·y₀²   (third order: relative error ~2.5·δ₀³ ≈ 1e-10),
-//   f  = y₁³(1 + 3e₁/2),          e₁ = 1 − d·y₁²  (the series of (1−e)^{-3/2}: error ~2e₁² ≈ 1e-19),
-// so f = d^{-3/2} to a few units in the last place, as sqrt and a division give. The float
+// each pair-image costs about 22 vector operations and no square root or division: d^{-3/2}
+// from a float rsqrt estimate and corrections in double (br_avx2_math.hpp). The float
 // estimate needs d within the normal float range; each tile tracks min and max of d, and a
 // tile with a pair outside [FLT_MIN, FLT_MAX] is redone by the portable tile (d = 0 included,
 // which gives NaN in every path, as br_pair does).
@@ -13,6 +10,7 @@
 
 #include <cfloat>
 
+#include "beatnik/model/br_avx2_math.hpp"
 #include "beatnik/model/br_block_host_tiles.hpp"
 
 namespace beatnik::model::detail {
@@ -37,8 +35,7 @@ __attribute__((target("avx2,fma"))) double hsum(__m256d v) {
 __attribute__((target("avx2,fma")))
 void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
   const __m256d TX = _mm256_set1_pd(tx), TY = _mm256_set1_pd(ty), TZ = _mm256_set1_pd(tz);
-  const __m256d EPS = _mm256_set1_pd(s.eps), ONE = _mm256_set1_pd(1.0);
-  const __m256d C12 = _mm256_set1_pd(0.5), C38 = _mm256_set1_pd(0.375), C32 = _mm256_set1_pd(1.5);
+  const __m256d EPS = _mm256_set1_pd(s.eps);
   const __m256d PL0 = _mm256_set1_pd(s.L0), H0 = _mm256_set1_pd(s.h0), NH0 = _mm256_set1_pd(-s.h0);
   const __m256d PL1 = _mm256_set1_pd(s.L1), H1 = _mm256_set1_pd(s.h1), NH1 = _mm256_set1_pd(-s.h1);
   const __m256d Z0 = _mm256_set1_pd(kCentringShift * s.L0), Z1 = _mm256_set1_pd(kCentringShift * s.L1);
@@ -67,14 +64,7 @@ void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long 
         const __m256d d = _mm256_fmadd_pd(ry, ry, dx);
         DMIN = _mm256_min_pd(DMIN, d);
         DMAX = _mm256_max_pd(DMAX, d);
-        __m256d y = _mm256_cvtps_pd(_mm_rsqrt_ps(_mm256_cvtpd_ps(d)));
-        __m256d y2 = _mm256_mul_pd(y, y);
-        __m256d e = _mm256_fnmadd_pd(d, y2, ONE);
-        y = _mm256_fmadd_pd(_mm256_mul_pd(y, e), _mm256_fmadd_pd(e, C38, C12), y);
-        y2 = _mm256_mul_pd(y, y);
-        e = _mm256_fnmadd_pd(d, y2, ONE);
-        const __m256d f0 = _mm256_mul_pd(y2, y);
-        const __m256d f = _mm256_fmadd_pd(_mm256_mul_pd(f0, e), C32, f0);
+        const __m256d f = inv_pow_three_halves_avx2(d);
         UX = _mm256_fmadd_pd(_mm256_fnmadd_pd(az, ry, ayrz), f, UX);  // qy·rz − qz·ry
         UY = _mm256_fmadd_pd(vy, f, UY);
         UZ = _mm256_fmadd_pd(_mm256_fmsub_pd(ax, ry, ayrx), f, UZ);  // qx·ry − qy·rx

@@ -1,11 +1,12 @@
 #pragma once
 // The tree solver's host pair kernel (near and far sums, docs/tree.md): a batch of targets
 // against a list of source ranges, each with one image offset. The targets are the SIMD lanes
-// (AVX-512: 8 per vector, two vectors per source broadcast) and each range's sources are
-// streamed once per 16 targets while they sit in L1, so there is no horizontal reduction and
-// every target sums its pairs in the order of the list — the same order in every kernel, so a
-// run is bitwise reproducible. The pair arithmetic is the exact solver's (br_pair; AVX-512: its
-// rsqrt14 + two Newton steps, as br_block_host.cpp). Host only (not compiled by nvcc).
+// (AVX-512: 8 per vector, two vectors per source broadcast; AVX2: 4 per vector, four vectors)
+// and each range's sources are streamed once per 16 targets while they sit in L1, so there is no
+// horizontal reduction and every target sums its pairs in the order of the list — the same order
+// in every kernel, so a run is bitwise reproducible. The pair arithmetic is the exact solver's
+// (br_pair; AVX-512: its rsqrt14 + two Newton steps, br_avx512_math.hpp; AVX2: its float rsqrt
+// estimate + corrections in double, br_avx2_math.hpp). Host only (not compiled by nvcc).
 #include "beatnik/model/br_host_kernel.hpp"
 
 namespace beatnik::model {
@@ -26,8 +27,7 @@ struct BRSourceRange {
 // Returns the pairs summed (a window range counts only the pairs it takes).
 long br_targets_host(const double* tx, const double* ty, const double* tz, long nt, const BRSourceRange* ranges,
                      int nranges, const BRImages& img, double eps, double* ux, double* uy, double* uz);
-// The same with the given kernel (Avx2 runs the portable loop; throws NotAvailable if this CPU
-// lacks the kernel).
+// The same with the given kernel (throws NotAvailable if this CPU lacks it).
 long br_targets_host(const double* tx, const double* ty, const double* tz, long nt, const BRSourceRange* ranges,
                      int nranges, const BRImages& img, double eps, double* ux, double* uy, double* uz,
                      BRHostKernel kernel);

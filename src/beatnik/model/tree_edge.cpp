@@ -1,9 +1,12 @@
-// Prefix proxy tables for the image window's edge (tree_edge.hpp).
+// Prefix proxy tables for the image window's edge and the sums through them (tree_edge.hpp); the
+// pair loops are tree_edge_pairs.hpp's (portable here, AVX2 + FMA in tree_edge_avx2.cpp).
 #include "beatnik/model/tree_edge.hpp"
 
 #include <algorithm>
 #include <numeric>
 
+#include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/tree_edge_pairs.hpp"
 #include "beatnik/model/tree_interp.hpp"
 
 namespace beatnik::model::tree {
@@ -49,25 +52,51 @@ long first_false(long lo, long hi, P pred) {
   return lo;
 }
 
+// The pair loops: AVX2 + FMA intrinsics on every CPU that has them (AVX-512 ones too: there is no
+// AVX-512 edge loop, and the portable one is scalar code with GCC 12), else the portable loop.
+detail::EdgePairsFn pairs_fn() {
+  static const detail::EdgePairsFn f = br_host_kernel_supported(BRHostKernel::Avx2) ? detail::edge_pairs_avx2
+                                                                                    : detail::edge_pairs_portable;
+  return f;
+}
+
 // Sign · the velocity at (x, y, z) of the sorted sources [k0, k1), shifted by (ox, oy).
-inline void direct(const EdgeTable& t, long k0, long k1, double ox, double oy, double x, double y, double z,
-                   double eps, double sign, double& ux, double& uy, double& uz) {
+inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long k1, double ox, double oy, double x,
+                   double y, double z, double eps, double sign, double* v) {
   const long n = t.n;
-  const double *xs = t.src.data(), *ys = xs + n, *zs = ys + n, *qx = zs + n, *qy = qx + n, *qz = qy + n;
-  double vx = 0.0, vy = 0.0, vz = 0.0;
-#pragma omp simd reduction(+ : vx, vy, vz)
-  for (long k = k0; k < k1; ++k)
-    br_pair(x, y, z, xs[k] + ox, ys[k] + oy, zs[k], qx[k], qy[k], qz[k], eps, vx, vy, vz);
-  ux += sign * vx;
-  uy += sign * vy;
-  uz += sign * vz;
+  const double *xs = t.src.data(), *ys = xs + n, *zs = ys + n;
+  double w[3] = {0.0, 0.0, 0.0};
+  pairs(xs, ys, zs, zs + n, nullptr, n, k0, k1, ox, oy, x, y, z, eps, w);
+  for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
 }
 
 }  // namespace
 
-// Compiled for AVX-512, AVX2 and baseline, as the tree's portable pair kernel (br_targets_host.cpp):
-// the proxy loop runs in the widest lanes this CPU has.
+namespace detail {
+
+// Compiled for AVX-512, AVX2 and baseline, as the tree's portable pair kernel (br_targets_host.cpp).
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+void edge_pairs_portable(const double* px, const double* py, const double* pz, const double* a, const double* b,
+                         long stride, long k0, long k1, double ox, double oy, double x, double y, double z,
+                         double eps, double* v) {
+  double vx = 0.0, vy = 0.0, vz = 0.0;
+  if (b) {
+#pragma omp simd reduction(+ : vx, vy, vz)
+    for (long k = k0; k < k1; ++k)
+      br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], a[k] - b[k], a[stride + k] - b[stride + k],
+              a[2 * stride + k] - b[2 * stride + k], eps, vx, vy, vz);
+  } else {
+#pragma omp simd reduction(+ : vx, vy, vz)
+    for (long k = k0; k < k1; ++k)
+      br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], a[k], a[stride + k], a[2 * stride + k], eps, vx, vy, vz);
+  }
+  v[0] += vx;
+  v[1] += vy;
+  v[2] += vz;
+}
+
+}  // namespace detail
+
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
               const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts) {
   const int d = t.axis, mm = d == 0 ? mx : my, m = t.m;
@@ -77,6 +106,7 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   const double *px = t.proxies, *py = px + m, *pz = py + m;
   const long B = t.block, rows = t.n / B;
   if (nt <= 0 || t.n <= 0) return;
+  const detail::EdgePairsFn pairs = pairs_fn();
   // a₀ is non-increasing along the sorted sources: those before lo are beyond the window's upper
   // end (a₀ > m + K), those from hi on below its lower end (a₀ < m − K). a₀ is non-decreasing in
   // the target's coordinate r, so every target's lo and hi lie between those of the batch's
@@ -100,28 +130,25 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
     if (hi <= lo) continue;
     // The nearest prefix rows; the sources between a row and the cut are summed directly.
     const long jl = std::min((lo + B / 2) / B, rows), jh = std::min((hi + B / 2) / B, rows);
-    double vx = 0.0, vy = 0.0, vz = 0.0;
+    double v[3] = {0.0, 0.0, 0.0};
+    const double x = tx[q], y = ty[q], z = tz[q];
     if (jh <= jl) {
-      direct(t, lo, hi, ox, oy, tx[q], ty[q], tz[q], eps, 1.0, vx, vy, vz);
+      direct(pairs, t, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
       counts.direct_pairs += hi - lo;
     } else {
       const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
-      const double x = tx[q], y = ty[q], z = tz[q];
-#pragma omp simd reduction(+ : vx, vy, vz)
-      for (int p = 0; p < m; ++p)
-        br_pair(x, y, z, px[p] + ox, py[p] + oy, pz[p], Qh[p] - Ql[p], Qh[m + p] - Ql[m + p],
-                Qh[2 * m + p] - Ql[2 * m + p], eps, vx, vy, vz);
+      pairs(px, py, pz, Qh, Ql, m, 0, m, ox, oy, x, y, z, eps, v);
       counts.proxy_pairs += m;
       // hi: add [jh·B, hi) or take off [hi, jh·B); lo the other way round.
-      if (jh * B <= hi) direct(t, jh * B, hi, ox, oy, x, y, z, eps, 1.0, vx, vy, vz);
-      else direct(t, hi, jh * B, ox, oy, x, y, z, eps, -1.0, vx, vy, vz);
-      if (jl * B <= lo) direct(t, jl * B, lo, ox, oy, x, y, z, eps, -1.0, vx, vy, vz);
-      else direct(t, lo, jl * B, ox, oy, x, y, z, eps, 1.0, vx, vy, vz);
+      if (jh * B <= hi) direct(pairs, t, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+      else direct(pairs, t, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+      if (jl * B <= lo) direct(pairs, t, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+      else direct(pairs, t, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
       counts.direct_pairs += std::abs(hi - jh * B) + std::abs(lo - jl * B);
     }
-    ux[q] += vx;
-    uy[q] += vy;
-    uz[q] += vz;
+    ux[q] += v[0];
+    uy[q] += v[1];
+    uz[q] += v[2];
   }
 }
 
