@@ -48,6 +48,9 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   // -x cuda forms no edge terms: they would run on the host (5.4 s per call at 1024² on 16 cores
   // against 1.1 s for the whole call with the cut clusters summed directly on the GPU).
   if (space_ == exec::Space::Device) settings_.tree_edge = false;
+  // -x cuda keeps the single traversal: its lists are cut into runs of batches pipelined with the
+  // device sums (compute_device), and no device kernel sums at target points yet.
+  if (space_ == exec::Space::Device) settings_.tree_dual = false;
   rules_ = tree_rules(settings_, mesh.geometry());
   n_ = mesh.layout().owned_count();
   pts_.resize(6 * n_);
@@ -85,6 +88,8 @@ size_t TreeBRSolver::buffer_bytes() const {
   for (const auto* l : {&near_, &far_, &edge_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
   for (const auto& t : tables_) b += t.bytes();
+  for (const auto& v : cc_) b += v.size() * sizeof(Term);
+  b += grid_u_.size() * sizeof(double);
   return b;
 }
 
@@ -141,7 +146,8 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     } else {
       {
         Timers::Scope l(timers_, "br.tree.compute.lists");
-        lists(0, batches());
+        if (settings_.tree_dual) dual_lists();
+        else lists(0, batches());
       }
       {
         Timers::Scope l(timers_, "br.tree.compute.near");
@@ -155,6 +161,10 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     {
       Timers::Scope l(timers_, "br.tree.compute.edge");
       edges();
+    }
+    if (settings_.tree_dual) {
+      Timers::Scope l(timers_, "br.tree.compute.down");
+      down();
     }
   }
   {
@@ -170,6 +180,9 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   totals_.edge_terms += load_.edge_terms;
   totals_.edge_proxy_pairs += load_.edge_proxy_pairs;
   totals_.edge_direct_pairs += load_.edge_direct_pairs;
+  totals_.cc_terms += load_.cc_terms;
+  totals_.cc_pairs += load_.cc_pairs;
+  totals_.down_pairs += load_.down_pairs;
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
@@ -500,6 +513,7 @@ void TreeBRSolver::far() {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.far");
   load_.cluster_terms = cluster_terms();
   load_.proxy_pairs = sums_host(true, acc_far_.data());
+  if (settings_.tree_dual) cc_sums();  // the cluster–cluster terms at the target points (down() adds them)
 }
 
 // (target, cluster image) terms of the far lists.
