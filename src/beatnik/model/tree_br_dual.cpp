@@ -80,7 +80,9 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
   const search::Cluster& B = sources_[0].clusters[b];
   const tree::SourceTree& S = sources_[c.tree];
   const search::Cluster& C = S.clusters[c.cluster];
-  const bool split_c = !C.leaf() && C.radius() > B.radius();
+  // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
+  // the direct pairs those of the single traversal).
+  const bool split_c = !C.leaf() && C.count() > B.count();
   // The larger of the two: C's children here, or C to B's children. Where C's children settle
   // nothing here (no cluster–cluster term below C), C goes down whole: a leaf of B may take it
   // in one term where its children would cost two (or their sources).
