@@ -7,6 +7,9 @@
 // strengths Σ L_a(x)L_b(y)L_c(z)·q. A target batch B (a leaf of the same tree) takes cluster C's
 // image at shift m·L through its proxies when (r_B + r_C) < θ·|centre_B − centre_C − m·L|
 // and C has more sources than proxies; otherwise it splits C, and sums a leaf directly.
+// --tree-traversal dual (host; tree_br_dual.cpp) also interpolates on the target side: internal
+// target clusters take well-separated clusters at their Chebyshev points (cluster–cluster) and a
+// downward pass brings those velocities to the targets; the leaves keep the walk above.
 //
 // Images: pair (t, s) takes the images m with |m − a₀(t, s)| ≤ K per periodic dimension, a₀
 // the nearest image (image_centre, br_kernel.hpp). a₀ is monotone in t − s, so for a batch
