@@ -3,8 +3,9 @@
 // batches) descend together with the source trees, per image. A source cluster C taken by every
 // pair of an internal B and well separated from B becomes a cluster–cluster term: its far field
 // is summed once at B's Chebyshev points (cc_sums) and interpolated to B's targets after the
-// traversal (down). Where that does not pay — B with no more targets than target points — or a
-// window straddles the pair, the larger of B and C is split; at a leaf B the particle–cluster
+// traversal (down). Where that does not pay — B with no more targets than target points, or B's
+// leaves would take C for fewer pairs — C goes down to B's leaves; where the pair is not
+// separated or a window straddles it, the larger of B and C is split; at a leaf B the particle–cluster
 // walk (visit) takes over with the same rules as the single traversal (near, far, edge terms,
 // lower-degree sets).
 #include <algorithm>
@@ -122,19 +123,18 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
   const bool sep_t = S.remote && tree::separated(box_, C, c.mx, c.my, rules_);
   // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
   // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
-  const bool sep_cc = sep_b;
   int d = settings_.tree_degree, dg[3];
-  if (sep_cc) {
+  if (sep_b) {
     const double ox = c.mx * rules_.images.period[0], oy = c.my * rules_.images.period[1];
     const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy,
                  dz = B.centre(2) - C.centre(2);
     const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
     while (d > 1 && kTargetMargin * rho < grid_theta_[d - 1]) --d;
   }
-  const int m = sep_cc ? tree::grid_degrees(B, d, grid_theta_[d], dg) : 0;
-  if (sep_cc && B.count() > m) {
-    // The cheapest set valid at B's ratio (as visit, with the margin), else C's sources when they
-    // are all here (fewer than its proxies would be: cluster–particle), else C's children.
+  const int m = sep_b ? tree::grid_degrees(B, d, grid_theta_[d], dg) : 0;
+  if (sep_b && B.count() > m) {
+    // The cheapest set valid at B's ratio (as visit), else C's sources when they are all here
+    // (fewer than its proxies would be: cluster–particle), else C's children.
     const int low = cheapest_low(B, c.tree, c.cluster, c.mx, c.my);
     const int set = low >= 0 || S.proxies_of(c.cluster) ? low : (S.full[c.cluster] ? kSources : -3);
     if (set != -3) {
