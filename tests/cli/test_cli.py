@@ -91,6 +91,7 @@ bad_inputs = [
     (["-O", "high", "-S", "tree", "--tree-theta", "1.5"], "--tree-theta"),
     (["-O", "high", "-S", "tree", "--tree-degree", "99"], "--tree-degree"),
     (["-O", "high", "-S", "tree", "--tree-leaf", "0"], "--tree-leaf"),
+    (["-O", "high", "-S", "tree", "--tree-traversal", "triple"], "--tree-traversal"),
     (["--br-tolerance", "0"], "--br-tolerance"),
     (["-O", "high", "--br-check", "-1"], "--br-check"),
     (["-O", "high", "--br-check", "100000000"], "--br-check"),
@@ -312,7 +313,7 @@ if p is not None and p.returncode == 0:
     doc = json.load(open(results))
     regions = doc["timers"]["regions"]
     for r in ["br.tree.build", "br.tree.upward", "br.tree.compute", "br.tree.compute.near", "br.tree.compute.far",
-              "br.check"]:
+              "br.tree.compute.down", "br.check"]:
         check(f"tree timer {r}", r in regions, str(sorted(regions)))
     bc = doc.get("br_check", {})
     check("tree br_check", bc.get("samples") == 40 and len(bc.get("steps", [])) == 2
@@ -320,6 +321,8 @@ if p is not None and p.returncode == 0:
     check("tree counts", doc["performance"]["br_tree"]["direct_pairs_per_call"] > 0, str(doc["performance"]))
     check("tree config: the default tolerance picked theta and degree",
           doc["config"]["br"]["tree"]["tolerance"] == 1e-6, str(doc["config"]["br"]))
+    check("tree config: the dual traversal by default", doc["config"]["br"]["tree"]["traversal"] == "dual",
+          str(doc["config"]["br"]))
     check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))

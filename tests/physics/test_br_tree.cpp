@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "beatnik/app/br_check_report.hpp"
@@ -128,8 +129,10 @@ namespace {
 // was used when `far` (at 48² a degree-12 cluster never has more sources than proxies while
 // well separated: TOL 1e-9 sums every pair directly there).
 double tree_error(SurfaceCase& s, double theta, int degree, bool far = true, int leaf = 32,
-                  mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform, long* pairs = nullptr) {
+                  mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform, long* pairs = nullptr,
+                  bool dual = false) {
   model::BRSettings b = s.c.model.br;
+  b.tree_dual = dual;
   b.partition = partition;
   b.tree_theta = theta;
   b.tree_degree = degree;
@@ -199,9 +202,13 @@ TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
       // The far field must be used at TOL 1e-3, and at 1e-6 on up to 3 ranks (on 4, a rank's
       // 576 particles make clusters too small for degree-10 proxy sets on one of the surfaces).
       const bool far = tol >= 1e-3 || (tol >= 1e-6 && world_size() < 4);
-      const double e = tree_error(s, t.theta, t.degree, far, 32, partition);
-      EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol;
-      EXPECT_GT(e, 0.0);
+      for (bool dual : {false, true}) {  // both traversals (--tree-traversal)
+        const double e = tree_error(s, t.theta, t.degree, far, 32, partition, nullptr, dual);
+        EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol << " dual " << dual;
+        if (test::world_rank() == 0)  // the margins docs/tree.md quotes
+          std::printf("%s TOL %g %s: error %.2e\n", o.initial_condition.c_str(), tol, dual ? "dual" : "single", e);
+        EXPECT_GT(e, 0.0);
+      }
     }
   }
 }
@@ -606,5 +613,57 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   for (const auto& e : comm::let::registry()) {
     b.let_strategy = e.name;
     EXPECT_EQ(s.velocity<model::TreeBRSolver>(b), u[1]) << e.name;
+  }
+}
+
+// The dual traversal (--tree-traversal dual: cluster–cluster terms at target clusters' grids,
+// then the downward pass) on a 64² periodic cosine at TOL 1e-6, leaf 32: cluster–cluster terms
+// are formed (over all ranks), the velocities are within TOL of the exact solver and of the
+// single traversal, every LET strategy gives the same bits, the same call twice the same bits;
+// with θ = 0 nothing is interpolated and it equals the exact solver (periodic and free).
+TEST(TreeBR, DualTraversalAgreesWithSingle) {
+  app::Options o = test::br_options("consistent", "periodic", 64);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  SurfaceCase s(o, MPI_COMM_WORLD);
+  const model::TreeParameters tp = model::tree_parameters(1e-6);
+  model::BRSettings b = s.c.model.br;
+  b.tree_theta = tp.theta;
+  b.tree_degree = tp.degree;
+  b.tree_leaf = 32;
+  const auto exact = s.velocity<model::ExactBRSolver>(b);
+  std::vector<double> u[2];
+  long terms[2][2];
+  for (int dual : {0, 1}) {
+    b.tree_dual = dual;
+    model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+    tree.velocity(s.state, s.omega, s.out);
+    u[dual] = s.owned_out();
+    const auto l = tree.take_loads().at(0);
+    terms[dual][0] = l.cc_terms;
+    terms[dual][1] = l.cc_pairs;
+    MPI_Allreduce(MPI_IN_PLACE, terms[dual], 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_LE(rel_error(u[dual], exact, MPI_COMM_WORLD)[0], 1e-6) << "dual " << dual;
+  }
+  EXPECT_EQ(terms[0][0], 0);
+  EXPECT_GT(terms[1][0], 0) << "no cluster-cluster term was formed";
+  EXPECT_GT(terms[1][1], 0);
+  EXPECT_NE(u[1], u[0]);
+  EXPECT_LE(rel_error(u[1], u[0], MPI_COMM_WORLD)[0], 1e-6);
+  b.tree_dual = true;
+  for (const auto& e : comm::let::registry()) {
+    b.let_strategy = e.name;
+    EXPECT_EQ(s.velocity<model::TreeBRSolver>(b), u[1]) << e.name;
+  }
+  for (const char* boundary : {"periodic", "free"}) {
+    SurfaceCase z(test::br_options("consistent", boundary, 24), MPI_COMM_WORLD);
+    model::BRSettings bz = z.c.model.br;
+    bz.tree_theta = 0.0;
+    bz.tree_leaf = 7;
+    bz.tree_dual = true;
+    const auto ex = z.velocity<model::ExactBRSolver>(bz);
+    const auto tr = z.velocity<model::TreeBRSolver>(bz);
+    EXPECT_LE(rel_error(tr, ex, MPI_COMM_WORLD)[1], 1e-12) << boundary;
   }
 }

@@ -64,6 +64,7 @@ TEST(TreeDevice, EqualsTheHostTree) {
         b.tree_degree = p.degree;
         b.tree_leaf = leaf;
         b.tree_edge = false;  // the device forms no edge terms (TreeBRSolver's constructor)
+        b.tree_dual = false;  // nor cluster-cluster terms (the device runs the single traversal)
         const auto host = s.velocity<model::TreeBRSolver>(b);
         long far = 0;
         const auto dev = device_velocity<model::TreeBRSolver>(s, b, &far);

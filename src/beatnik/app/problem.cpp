@@ -108,6 +108,8 @@ void configure_tree(const Options& o, RunConfig& c) {
   require(b.tree_degree >= 0 && b.tree_degree <= model::kTreeMaxDegree,
           "--tree-degree must lie in 0.." + std::to_string(model::kTreeMaxDegree));
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
+  require(o.tree_traversal == "single" || o.tree_traversal == "dual", "--tree-traversal must be single or dual");
+  b.tree_dual = o.tree_traversal == "dual";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;
   if (o.solver == "tree" && !b.tree_solver)
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");

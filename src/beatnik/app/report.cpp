@@ -162,6 +162,7 @@ json config_json(const Simulation& sim) {
                          {"spatial_partition", mesh::to_string(b.partition)},
                          {"migrate_strategy", b.migrate_strategy},
                          {"let_strategy", b.let_strategy},
+                         {"traversal", b.tree_dual && c.space != exec::Space::Device ? "dual" : "single"},
                          {"device_phases", c.space == exec::Space::Device ? "upward pass, near and far sums" : "none"},
                          {"host_phases", c.space == exec::Space::Device
                                              ? "migration, build, LET, interaction lists"
@@ -356,10 +357,11 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     // LET bytes a rank sent per call (the largest rank).
     const auto& t = tree->totals();
     const double calls = t.calls > 0 ? double(t.calls) : 1.0;
-    double sums[6] = {double(t.direct_pairs),    double(t.cluster_terms),      double(t.proxy_pairs),
-                      double(t.edge_terms),      double(t.edge_proxy_pairs),   double(t.edge_direct_pairs)};
+    double sums[9] = {double(t.direct_pairs),    double(t.cluster_terms),      double(t.proxy_pairs),
+                      double(t.edge_terms),      double(t.edge_proxy_pairs),   double(t.edge_direct_pairs),
+                      double(t.cc_terms),        double(t.cc_pairs),           double(t.down_pairs)};
     double let_max = double(t.let_bytes);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, c);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, c);
     MPI_Allreduce(MPI_IN_PLACE, &let_max, 1, MPI_DOUBLE, MPI_MAX, c);
     perf["br_tree"] = {{"calls", t.calls},
                        {"direct_pairs_per_call", sums[0] / calls},
@@ -368,6 +370,9 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
                        {"edge_terms_per_call", sums[3] / calls},
                        {"edge_proxy_pairs_per_call", sums[4] / calls},
                        {"edge_direct_pairs_per_call", sums[5] / calls},
+                       {"cluster_cluster_terms_per_call", sums[6] / calls},
+                       {"cluster_cluster_pairs_per_call", sums[7] / calls},
+                       {"down_pairs_per_call", sums[8] / calls},
                        {"let_bytes_per_call_max_rank", let_max / calls}};
   }
   if (!sim.br_check_series().empty()) doc["br_check"] = br_check_json(sim.br_check_series());
@@ -434,11 +439,12 @@ void print_banner(const Simulation& sim) {
     const auto& b = c.model.br;
     if (b.tree_solver) {
       fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
-                 "migration {}, LET {}\n",
+                 "migration {}, LET {}, {} traversal\n",
                  b.tree_theta, b.tree_degree, b.tree_leaf,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
-                 mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy);
+                 mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
+                 b.tree_dual && c.space != exec::Space::Device ? "dual" : "single");
       if (c.space == exec::Space::Device)
         fmt::print("  BR on GPU   upward pass, near and far sums on the device; migration, tree build, LET and "
                    "interaction lists on the host (the sums overlap the lists)\n");
@@ -555,6 +561,11 @@ void print_summary(const json& doc) {
                perf["br_tree"]["edge_proxy_pairs_per_call"].get<double>(),
                perf["br_tree"]["edge_direct_pairs_per_call"].get<double>(),
                perf["br_tree"]["edge_terms_per_call"].get<double>());
+  if (perf.contains("br_tree") && perf["br_tree"]["cluster_cluster_terms_per_call"].get<double>() > 0)
+    fmt::print("  tree cluster-cluster  {:.4e} target point-proxy pairs ({:.4e} terms), {:.4e} downward products per BR call\n",
+               perf["br_tree"]["cluster_cluster_pairs_per_call"].get<double>(),
+               perf["br_tree"]["cluster_cluster_terms_per_call"].get<double>(),
+               perf["br_tree"]["down_pairs_per_call"].get<double>());
   if (doc.contains("br_check")) print_br_check_summary(doc["br_check"]);
   if (doc.contains("load_balance")) print_load_summary(doc["load_balance"]);
   fmt::print("\nState: max z3 = {:.15g}, min z3 = {:.15g}, max|w1| = {:.15g}\n", ck["max_z3"].get<double>(),

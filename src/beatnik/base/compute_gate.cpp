@@ -25,7 +25,7 @@ const std::vector<std::string>& compute_regions() {
       "fft.local",        "riesz.multiply", "zmodel.velocity",  "zmodel.omega",   "zmodel.vorticity",
       "boundary",         "rk.update",      "br.exact.compute", "br.cutoff.bin", "br.cutoff.compute",
       "br.tree.upward",   "br.tree.low",    "br.tree.compute.lists", "br.tree.compute.near", "br.tree.compute.far",
-      "br.tree.compute.edge"};
+      "br.tree.compute.edge", "br.tree.compute.down"};
   return names;
 }
 

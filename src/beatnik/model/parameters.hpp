@@ -31,6 +31,9 @@ struct BRSettings {
   int tree_degree = 8;
   int tree_leaf = 64;
   bool tree_edge = true;  // edge terms for clusters cut by the image window's edge (internal switch)
+  // --tree-traversal: single (particle–cluster: every target batch walks the source trees) or
+  // dual (cluster–cluster far field on the host: target clusters interpolate; -x cuda keeps single).
+  bool tree_dual = true;
   std::string let_strategy = "alltoallv";  // the locally essential tree: a name in comm/let/registry
   // --br-check K: the exact sum at K sampled nodes after every BR call (0: off).
   long check_samples = 0;

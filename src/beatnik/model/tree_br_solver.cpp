@@ -47,6 +47,9 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   size_ = mesh.grid().size();
   rules_ = tree_rules(settings_, mesh.geometry(), space_);
   settings_.tree_edge = rules_.edge;
+  // -x cuda keeps the single traversal: its lists are cut into runs of batches pipelined with the
+  // device sums (compute_device), and no device kernel sums at target points yet.
+  if (space_ == exec::Space::Device) settings_.tree_dual = false;
   n_ = mesh.layout().owned_count();
   pts_.resize(6 * n_);
   keys_.resize(n_);
@@ -83,6 +86,8 @@ size_t TreeBRSolver::buffer_bytes() const {
   for (const auto* l : {&near_, &far_, &edge_})
     for (const auto& v : *l) b += v.size() * sizeof(Term);
   for (const auto& t : tables_) b += t.bytes();
+  for (const auto& v : cc_) b += v.size() * sizeof(Term);
+  b += grid_u_.size() * sizeof(double);
   return b;
 }
 
@@ -139,7 +144,8 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     } else {
       {
         Timers::Scope l(timers_, "br.tree.compute.lists");
-        lists(0, batches());
+        if (settings_.tree_dual) dual_lists();
+        else lists(0, batches());
       }
       {
         Timers::Scope l(timers_, "br.tree.compute.near");
@@ -153,6 +159,10 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     {
       Timers::Scope l(timers_, "br.tree.compute.edge");
       edges();
+    }
+    if (settings_.tree_dual) {
+      Timers::Scope l(timers_, "br.tree.compute.down");
+      down();
     }
   }
   {
@@ -168,6 +178,9 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   totals_.edge_terms += load_.edge_terms;
   totals_.edge_proxy_pairs += load_.edge_proxy_pairs;
   totals_.edge_direct_pairs += load_.edge_direct_pairs;
+  totals_.cc_terms += load_.cc_terms;
+  totals_.cc_pairs += load_.cc_pairs;
+  totals_.down_pairs += load_.down_pairs;
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
@@ -504,6 +517,7 @@ void TreeBRSolver::far() {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.far");
   load_.cluster_terms = cluster_terms();
   load_.proxy_pairs = sums_host(true, acc_far_.data());
+  if (settings_.tree_dual) cc_sums();  // the cluster–cluster terms at the target points (down() adds them)
 }
 
 // (target, cluster image) terms of the far lists.

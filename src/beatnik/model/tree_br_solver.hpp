@@ -7,6 +7,9 @@
 // strengths Σ L_a(x)L_b(y)L_c(z)·q. A target batch B (a leaf of the same tree) takes cluster C's
 // image at shift m·L through its proxies when (r_B + r_C) < θ·|centre_B − centre_C − m·L|
 // and C has more sources than proxies; otherwise it splits C, and sums a leaf directly.
+// --tree-traversal dual (host; tree_br_dual.cpp) also interpolates on the target side: internal
+// target clusters take well-separated clusters at their Chebyshev points (cluster–cluster) and a
+// downward pass brings those velocities to the targets; the leaves keep the walk above.
 //
 // Images: pair (t, s) takes the images m with |m − a₀(t, s)| ≤ K per periodic dimension, a₀
 // the nearest image (image_centre, br_kernel.hpp). a₀ is monotone in t − s, so for a batch
@@ -25,7 +28,7 @@
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
 // br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far,
-// .edge inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
+// .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
 // .far.kernel, which overlap the host's .lists), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
 // them); the proxies' interpolation (upward), the lower-degree sets, the lists and the sums stand
@@ -86,6 +89,9 @@ struct TreeLoad {
   long edge_direct_pairs = 0;  // and (target, source) pairs beside a prefix row
   long edge_tables = 0;     // prefix tables built (cluster, dimension, proxy set)
   long edge_bytes = 0;      // their memory
+  long cc_terms = 0;        // (target cluster, cluster image) terms summed at the target points (dual traversal)
+  long cc_pairs = 0;        // (target point, proxy or source) pairs those cost
+  long down_pairs = 0;      // (target, target point) products of the downward pass
   long let_clusters = 0;    // clusters of other ranks' trees received (the LET)
   long let_particles = 0;   // sources of other ranks received
   long let_bytes = 0;       // LET bytes sent to other ranks (rma: fetched from them)
@@ -102,6 +108,7 @@ class TreeBRSolver : public BRSolver {
   struct Totals {
     long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
     long edge_terms = 0, edge_proxy_pairs = 0, edge_direct_pairs = 0;
+    long cc_terms = 0, cc_pairs = 0, down_pairs = 0;
   };
   const Totals& totals() const { return totals_; }
   void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's
@@ -115,7 +122,9 @@ class TreeBRSolver : public BRSolver {
     bool partial;  // near only: test each pair's window
     int low = -1;  // far and edge: the lower-degree set used (−1: the degree-p proxies)
     int axis = -1; // edge only: the dimension the window's edge cuts
+    int target_degree = 0;  // cluster–cluster only: the degree of the target cluster's grid
   };
+  static constexpr int kSources = -2;  // Term::low of a cluster–cluster term on C's sources
   struct LowSets {  // the lower-degree proxy sets of one tree's clusters (low_sets)
     std::vector<int> first;      // sets of cluster c: [first[c], first[c+1]), fewer proxies as k grows
     std::vector<long> start;     // per set: offset into pts
@@ -147,6 +156,17 @@ class TreeBRSolver : public BRSolver {
   // T: the target box holding the batch (the box the LET's owners walked for it).
   void visit(const search::Cluster& batch, const search::Cluster& T, int tree, int cluster, int mx, int my, bool full,
              Lists& out) const;
+  // Dual traversal (tree_br_dual.cpp): cluster–cluster terms of this rank's target clusters,
+  // their sums at the target points and the downward pass; the leaves keep visit's lists.
+  struct Pending {  // a (source cluster, image) a target cluster passes to its children
+    int tree, cluster, mx, my;
+    bool full;
+  };
+  void dual_lists();
+  void dual_node(int b, const std::vector<Pending>& in, int depth);
+  void examine(int b, const Pending& c, std::vector<Pending>& down);
+  void cc_sums();
+  void down();
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
@@ -177,6 +197,17 @@ class TreeBRSolver : public BRSolver {
   exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;
   std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
+  std::vector<std::vector<Term>> cc_;         // per own cluster: its cluster–cluster terms (dual)
+  std::vector<int> leaf_of_, parent_;         // own cluster -> batch (−1: internal), parent (−1: root)
+  struct TargetGrid {  // the points of one own cluster at one degree, and their velocities
+    int cluster, degree, m;
+    int dg[3];
+    long start;  // [Ux|Uy|Uz] at grid_u_[start]
+  };
+  std::vector<double> grid_theta_;            // per target degree d: valid at ρ < θ^{p/d}
+  std::vector<TargetGrid> grids_;             // by cluster, then degree (descending)
+  std::vector<int> grid_first_;               // own cluster c: grids_[grid_first_[c], grid_first_[c+1])
+  std::vector<double> grid_u_;
   std::vector<std::vector<int>> edge_table_;  // per batch: the table of each edge term
   std::vector<tree::EdgeTable> tables_;       // the edge terms' prefix tables (this call)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]

@@ -1,0 +1,259 @@
+// The tree solver's dual traversal (--tree-traversal dual, host only; docs/tree.md
+// "Cluster–cluster terms"): this rank's target clusters B (its own tree, whose leaves are the
+// batches) descend together with the source trees, per image. A source cluster C taken by every
+// pair of an internal B and well separated from B becomes a cluster–cluster term: its far field
+// is summed once at B's Chebyshev points (cc_sums) and interpolated to B's targets after the
+// traversal (down). Where that does not pay — B with no more targets than target points, or B's
+// leaves would take C for fewer pairs — C goes down to B's leaves; where the pair is not
+// separated or a window straddles it, the larger of B and C is split; at a leaf B the particle–cluster
+// walk (visit) takes over with the same rules as the single traversal (near, far, edge terms,
+// lower-degree sets).
+#include <algorithm>
+#include <cmath>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/model/br_targets_host.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_dual.hpp"
+
+namespace beatnik::model {
+namespace {
+
+// A target grid of degree d < p is taken at kTargetMargin·ρ < θ^{p/d}: its error adds to the
+// source side's (TOL 1e-9, 256², 4 ranks: 3.3e-10 without the margin, 2.2e-10 with it, 1.5e-10
+// single; the margin on the acceptance itself (ρ < θ / 1.5) left almost no terms).
+constexpr double kTargetMargin = tree::kEdgeMargin;
+
+}  // namespace
+
+// The lists of every batch and every internal target cluster's cluster–cluster terms: from the
+// roots, every source tree at every image; each target cluster hands its children the pairs it
+// could not settle, in a fixed order (the lists do not depend on the thread count).
+void TreeBRSolver::dual_lists() {
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
+  const auto& cl = sources_[0].clusters;
+  const int nc = static_cast<int>(cl.size()), nb = batches();
+  const std::vector<int>& leaves = tree_.leaves();
+  near_.resize(nb);
+  far_.resize(nb);
+  edge_.resize(nb);
+  cc_.resize(nc);
+  for (auto& v : cc_) v.clear();
+  leaf_of_.assign(nc, -1);
+  parent_.assign(nc, -1);
+  for (int b = 0; b < nb; ++b) leaf_of_[leaves[b]] = b;
+  for (int c = 0; c < nc; ++c)
+    if (!cl[c].leaf())
+      for (int k : cl[c].child) parent_[k] = c;
+  const int p = settings_.tree_degree;
+  grid_theta_.assign(p + 1, 0.0);
+  for (int d = 1; d <= p; ++d) grid_theta_[d] = std::pow(settings_.tree_theta, double(p) / d);
+  if (nb == 0) return;
+  std::vector<Pending> roots;
+  for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
+    for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
+      for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
+#pragma omp parallel
+#pragma omp single
+  dual_node(0, roots, 0);
+}
+
+// Target cluster b with the (cluster, image) pairs its parent handed down: a leaf walks them as
+// a batch (visit); an internal cluster settles what it can and hands the rest to both children
+// (OpenMP tasks: each writes only its own subtree's lists).
+void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
+  const search::Cluster& B = sources_[0].clusters[b];
+  if (B.leaf()) {
+    const int k = leaf_of_[b];
+    near_[k].clear();
+    far_[k].clear();
+    edge_[k].clear();
+    Lists out{near_[k], far_[k], edge_[k]};
+    for (const Pending& c : in) visit(B, boxes_[box_of_[b]], c.tree, c.cluster, c.mx, c.my, c.full, out);
+    return;
+  }
+  std::vector<Pending> down;
+  for (const Pending& c : in) examine(b, c, down);
+  for (int child : B.child) {
+#pragma omp task default(shared) firstprivate(child, depth) if (depth < 12)
+    dual_node(child, down, depth + 1);
+  }
+#pragma omp taskwait
+}
+
+// One (source cluster, image) for internal target cluster b. The LET's rule is kept: a remote C
+// separated from the target box T that holds B (tree_let.hpp; a B above the boxes' depth holds
+// several and has none) may not have been opened by its owner (it looks like a leaf here), so
+// it is never split — it goes down to B's leaves, which take it through its proxies as the
+// single traversal does; a C opened by its owner has its children here.
+void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) {
+  const search::Cluster& B = sources_[0].clusters[b];
+  const tree::SourceTree& S = sources_[c.tree];
+  const search::Cluster& C = S.clusters[c.cluster];
+  // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
+  // the direct pairs those of the single traversal).
+  const bool split_c = !C.leaf() && C.count() > B.count();
+  // The larger of the two: C's children here, or C to B's children. Where C's children settle
+  // nothing here (no cluster–cluster term below C), C goes down whole: a leaf of B may take it
+  // in one term where its children would cost two (or their sources).
+  auto split = [&](bool full) {
+    if (split_c) {
+      const size_t d0 = down.size(), t0 = cc_[b].size();
+      for (int k : C.child) examine(b, {c.tree, k, c.mx, c.my, full}, down);
+      if (cc_[b].size() > t0) return;
+      down.resize(d0);
+    }
+    down.push_back({c.tree, c.cluster, c.mx, c.my, full});
+  };
+  if (!c.full) {
+    int cut = 0;
+    const tree::Cover cv = tree::cover(B, C, c.mx, c.my, rules_.images, &cut);
+    if (cv == tree::Cover::None) return;
+    if (cv == tree::Cover::Partial) {
+      // The window's edge. A C that B's leaves could take as an edge term (one dimension cut,
+      // all its sources here, separated at the edge terms' θ) stays whole: B is split, so that
+      // B's children that it covers fully take it as a cluster–cluster term and the leaves it
+      // cuts as an edge term; split into its children it would cost direct pairs at the edge.
+      const bool edge_term = rules_.edge && tree::edge_axis(cut) >= 0 && S.full[c.cluster] &&
+                             tree::separated(B, C, c.mx, c.my, rules_, true);
+      if (edge_term) return down.push_back({c.tree, c.cluster, c.mx, c.my, false});
+      return split(false);
+    }
+  }
+  const bool sep_b = tree::separated(B, C, c.mx, c.my, rules_);
+  const bool sep_t = S.remote && box_of_[b] >= 0 && tree::separated(boxes_[box_of_[b]], C, c.mx, c.my, rules_);
+  // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
+  // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
+  int d = settings_.tree_degree, dg[3];
+  if (sep_b) {
+    const double ox = c.mx * rules_.images.period[0], oy = c.my * rules_.images.period[1];
+    const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy,
+                 dz = B.centre(2) - C.centre(2);
+    const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+    while (d > 1 && kTargetMargin * rho < grid_theta_[d - 1]) --d;
+  }
+  const int m = sep_b ? tree::grid_degrees(B, d, grid_theta_[d], dg) : 0;
+  if (sep_b && B.count() > m) {
+    // The cheapest set valid at B's ratio (as visit), else C's sources when they are all here
+    // (fewer than its proxies would be: cluster–particle), else C's children.
+    const int low = cheapest_low(B, c.tree, c.cluster, c.mx, c.my);
+    const int set = low >= 0 || S.proxies_of(c.cluster) ? low : (S.full[c.cluster] ? kSources : -3);
+    if (set != -3) {
+      // Only where it pays against B's leaves taking C: they see it at a smaller ratio (a leaf's
+      // radius ≈ r_B·√(¾·leaf / |B|) on a surface), where a cheaper set may serve (at TOL 1e-9
+      // the term on every B with more targets than grid points cost 18 % more pairs at 256²).
+      auto size = [&](int k) {
+        return double(k >= 0 ? low_[c.tree].count[k] : (k == kSources ? C.count() : S.proxy_count[c.cluster]));
+      };
+      const double r_leaf = B.radius() * std::sqrt(std::min(1.0, 0.75 * settings_.tree_leaf / double(B.count())));
+      const int leaf_low = cheapest_low(B, c.tree, c.cluster, c.mx, c.my, (r_leaf + C.radius()) / (B.radius() + C.radius()));
+      const double leaves = double(B.count()) * size(leaf_low >= 0 ? leaf_low : set);
+      if (double(m) * size(set) < leaves) return cc_[b].push_back({c.tree, c.cluster, c.mx, c.my, false, set, -1, d});
+      return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
+    }
+    if (!C.leaf()) {
+      for (int k : C.child) examine(b, {c.tree, k, c.mx, c.my, true}, down);
+      return;
+    }
+    return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
+  }
+  if (sep_b || sep_t) return down.push_back({c.tree, c.cluster, c.mx, c.my, true});  // B's leaves take it
+  split(true);
+}
+
+// The cluster–cluster terms: each target cluster's grids (one per target degree its terms use)
+// against the ranges of their terms (the far field's pair kernel, in list order), into grid_u_.
+void TreeBRSolver::cc_sums() {
+  const auto& cl = sources_[0].clusters;
+  const int nc = static_cast<int>(cc_.size());
+  grids_.clear();
+  grid_first_.assign(nc + 1, 0);
+  long total = 0;
+  for (int c = 0; c < nc; ++c) {
+    grid_first_[c] = static_cast<int>(grids_.size());
+    for (int d = settings_.tree_degree; d >= 0; --d)
+      for (const Term& e : cc_[c])
+        if (e.target_degree == d) {
+          TargetGrid g{c, d, 0, {0, 0, 0}, total};
+          g.m = tree::grid_degrees(cl[c], d, grid_theta_[d], g.dg);
+          grids_.push_back(g);
+          total += 3L * g.m;
+          break;
+        }
+  }
+  grid_first_[nc] = static_cast<int>(grids_.size());
+  grid_u_.assign(total, 0.0);
+  const int ng = static_cast<int>(grids_.size());
+  long pairs = 0, terms = 0;
+#pragma omp parallel reduction(+ : pairs, terms)
+  {
+    std::vector<BRSourceRange> ranges;
+    std::vector<double> pts;
+#pragma omp for schedule(dynamic, 1)
+    for (int i = 0; i < ng; ++i) {
+      const TargetGrid& g = grids_[i];
+      const int m = g.m;
+      pts.resize(3 * size_t(m));
+      tree::target_points(cl[g.cluster], g.dg, pts.data(), pts.data() + m, pts.data() + 2 * m);
+      ranges.clear();
+      for (const Term& e : cc_[g.cluster]) {
+        if (e.target_degree != g.degree) continue;
+        const tree::SourceTree& S = sources_[e.tree];
+        if (e.low >= 0) {
+          const LowSets& l = low_[e.tree];
+          ranges.push_back({&l.pts[l.start[e.low]], l.count[e.low], 0, l.count[e.low], e.mx, e.my, false});
+        } else if (e.low == kSources) {
+          const search::Cluster& C = S.clusters[e.cluster];
+          ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, false});
+        } else {
+          const int k = S.proxy_count[e.cluster];
+          ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], k, 0, k, e.mx, e.my, false});
+        }
+        ++terms;
+      }
+      double* u = &grid_u_[g.start];
+      pairs += br_targets_host(pts.data(), pts.data() + m, pts.data() + 2 * m, m, ranges.data(),
+                               static_cast<int>(ranges.size()), rules_.images, eps_, u, u + m, u + 2 * m);
+    }
+  }
+  load_.cc_terms = terms;
+  load_.cc_pairs = pairs;
+}
+
+// The downward pass: every target gets, into the far field, its ancestors' point velocities
+// interpolated at its position, root first, each cluster's grids by falling degree (straight to
+// the targets, not through the children's grids: one interpolation error per term, and a fixed
+// order of the additions per target).
+void TreeBRSolver::down() {
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.down");
+  const tree::SourceTree& T = sources_[0];
+  const long n = T.n;
+  const double *x = T.pts.data(), *y = x + n, *z = y + n;
+  double *ux = acc_far_.data(), *uy = ux + n, *uz = uy + n;
+  const auto& cl = T.clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = batches();
+  long pairs = 0;
+#pragma omp parallel reduction(+ : pairs)
+  {
+    std::vector<int> chain;
+#pragma omp for schedule(dynamic, 8)
+    for (int b = 0; b < nb; ++b) {
+      chain.clear();
+      for (int a = parent_[leaves[b]]; a >= 0; a = parent_[a])
+        if (grid_first_[a] < grid_first_[a + 1]) chain.push_back(a);
+      const search::Cluster& B = cl[leaves[b]];
+      const long t = B.begin;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        for (int k = grid_first_[*it]; k < grid_first_[*it + 1]; ++k) {
+          const TargetGrid& g = grids_[k];
+          tree::interpolate_down(cl[g.cluster], g.dg, &grid_u_[g.start], g.m, x + t, y + t, z + t, B.count(), ux + t,
+                                 uy + t, uz + t);
+          pairs += B.count() * g.m;
+        }
+    }
+  }
+  load_.down_pairs = pairs;
+}
+
+}  // namespace beatnik::model
