@@ -46,9 +46,9 @@ double cpu_seconds() {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-double kernel_rate(int n, exec::Space space, model::BRHostKernel kernel, int repeats, double* seconds, double* cpu) {
+// An n × n wavy sheet of sources on [−1, 1)² ([x|y|z|qx|qy|qz], n² each): the benchmarks' input.
+void wavy_sheet(int n, std::vector<double>& src) {
   const long N = long(n) * n;
-  std::vector<double> src(6 * N), tgt(3 * N);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       const long k = long(i) * n + j;
@@ -60,6 +60,12 @@ double kernel_rate(int n, exec::Space space, model::BRHostKernel kernel, int rep
       src[4 * N + k] = 1e-4 * std::cos(2.0 * y);
       src[5 * N + k] = 1e-5 * x * y;
     }
+}
+
+double kernel_rate(int n, exec::Space space, model::BRHostKernel kernel, int repeats, double* seconds, double* cpu) {
+  const long N = long(n) * n;
+  std::vector<double> src(6 * N), tgt(3 * N);
+  wavy_sheet(n, src);
   std::memcpy(tgt.data(), src.data(), 3 * N * sizeof(double));
   exec::Buffer<double> s(space, 6 * N), t(space, 3 * N), acc(space, 3 * N);
   exec::Buffer<double> partial(space, space == exec::Space::Device ? size_t(model::kBRMaxSplits) * 3 * N : 0);
@@ -100,17 +106,7 @@ double targets_rate(int n, model::BRHostKernel kernel, long range, bool window, 
                     double* cpu) {
   const long N = long(n) * n, batch = 64;
   std::vector<double> src(6 * N), acc(3 * N, 0.0);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      const long k = long(i) * n + j;
-      const double x = -1.0 + 2.0 * i / n, y = -1.0 + 2.0 * j / n;
-      src[k] = x;
-      src[N + k] = y;
-      src[2 * N + k] = 0.05 * std::cos(2 * M_PI * x) * std::cos(2 * M_PI * y);
-      src[3 * N + k] = 1e-4 * std::sin(3.0 * x);
-      src[4 * N + k] = 1e-4 * std::cos(2.0 * y);
-      src[5 * N + k] = 1e-5 * x * y;
-    }
+  wavy_sheet(n, src);
   model::BRImages img;
   img.k = 1;
   img.period[0] = img.period[1] = 2.0;
