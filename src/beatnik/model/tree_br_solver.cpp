@@ -346,15 +346,14 @@ void TreeBRSolver::low_sets(int s) {
     }
 }
 
-// The locally essential tree: every rank's box to every rank, this rank's part for each other
-// rank (from that rank's box), the parts for this rank in, one SourceTree per sending rank.
+// The locally essential tree: every rank's target boxes to every rank, this rank's part for each
+// other rank (from that rank's boxes), the parts for this rank in, one SourceTree per sending rank.
 void TreeBRSolver::exchange_let() {
   constexpr int kWidth = tree::kLetBoxes * tree::kBoxWidth;
   std::vector<double> mine(kWidth);
-  tree::target_box_records(sources_[0], mine.data());
+  box_of_ = tree::target_box_records(sources_[0], mine.data());
   const std::vector<double> boxes = let_->allgather(mine.data(), kWidth);
   boxes_ = tree::target_boxes(&boxes[size_t(rank_) * kWidth]);
-  box_of_ = tree::target_box_of(sources_[0]);
   let_send_.clear();
   let_send_counts_.assign(size_, 0);
   if (let_->pulls()) {

@@ -65,15 +65,6 @@ bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int m
   return b.radius() + c.radius() < (edge ? r.theta / kEdgeMargin : r.theta) * R;
 }
 
-void box_record(const SourceTree& t, double* out) {
-  const search::Cluster& root = t.clusters.at(0);
-  for (int d = 0; d < 3; ++d) {
-    out[d] = root.lo[d];
-    out[3 + d] = root.hi[d];
-  }
-  out[6] = static_cast<double>(t.n);
-}
-
 search::Cluster box_from_record(const double* rec) {
   search::Cluster c;
   for (int d = 0; d < 3; ++d) {
@@ -84,12 +75,9 @@ search::Cluster box_from_record(const double* rec) {
   return c;
 }
 
-namespace {
-
-// target_box_of, and the top cluster of each box (`tops`, in box order).
-std::vector<int> boxes_of(const SourceTree& t, std::vector<int>& tops) {
+std::vector<int> target_box_records(const SourceTree& t, double* out) {
+  std::fill(out, out + kLetBoxes * kBoxWidth, 0.0);
   std::vector<int> box(t.clusters.size(), -1);
-  tops.clear();
   if (t.n == 0) return box;
   int next = 0;
   // Depth first from the root: a cluster at the boxes' depth (or a leaf above it) is a box, and
@@ -100,7 +88,12 @@ std::vector<int> boxes_of(const SourceTree& t, std::vector<int>& tops) {
     stack.pop_back();
     const search::Cluster& C = t.clusters[c];
     if (depth == kLetBoxDepth || C.leaf()) {
-      tops.push_back(c);
+      double* rec = out + size_t(next) * kBoxWidth;
+      for (int d = 0; d < 3; ++d) {
+        rec[d] = C.lo[d];
+        rec[3 + d] = C.hi[d];
+      }
+      rec[6] = static_cast<double>(C.count());
       std::vector<int> sub{c};
       while (!sub.empty()) {
         const int k = sub.back();
@@ -116,28 +109,6 @@ std::vector<int> boxes_of(const SourceTree& t, std::vector<int>& tops) {
     stack.push_back({C.child[0], depth + 1});
   }
   return box;
-}
-
-}  // namespace
-
-std::vector<int> target_box_of(const SourceTree& t) {
-  std::vector<int> tops;
-  return boxes_of(t, tops);
-}
-
-void target_box_records(const SourceTree& t, double* out) {
-  std::fill(out, out + kLetBoxes * kBoxWidth, 0.0);
-  std::vector<int> tops;
-  boxes_of(t, tops);
-  for (size_t k = 0; k < tops.size(); ++k) {
-    const search::Cluster& C = t.clusters[tops[k]];
-    double* rec = out + k * kBoxWidth;
-    for (int d = 0; d < 3; ++d) {
-      rec[d] = C.lo[d];
-      rec[3 + d] = C.hi[d];
-    }
-    rec[6] = static_cast<double>(C.count());
-  }
 }
 
 std::vector<search::Cluster> target_boxes(const double* records) {

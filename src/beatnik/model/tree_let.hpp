@@ -64,18 +64,15 @@ int nearest(double x, const BRImages& img, int d);
 
 // Doubles in a box record: lo[3], hi[3], particle count.
 inline constexpr int kBoxWidth = 7;
-// The box record of a tree (its root; count 0: no particles).
-void box_record(const SourceTree& t, double* out);
 search::Cluster box_from_record(const double* rec);
 
 // A rank's target boxes: its own tree's clusters at depth kLetBoxDepth, or leaves above it, in
 // depth-first order (at most kLetBoxes). Each rank allgathers kLetBoxes records (count 0: unused).
 inline constexpr int kLetBoxDepth = 6;
 inline constexpr int kLetBoxes = 1 << kLetBoxDepth;
-// Which target box each cluster of `t` lies in (−1: above the boxes' depth).
-std::vector<int> target_box_of(const SourceTree& t);
-// The kLetBoxes records of t's target boxes (kBoxWidth doubles each), unused ones zero.
-void target_box_records(const SourceTree& t, double* out);
+// The kLetBoxes records of t's target boxes (kBoxWidth doubles each), unused ones zero. Returns
+// which target box each cluster of `t` lies in (−1: above the boxes' depth).
+std::vector<int> target_box_records(const SourceTree& t, double* out);
 // The target boxes of kLetBoxes records (the used ones, in order).
 std::vector<search::Cluster> target_boxes(const double* records);
 
