@@ -11,34 +11,51 @@ namespace beatnik::model::tree {
 // Degree d < p is as accurate at ratio ρ = (r_B + r_C)/|Δ| < θ^{p/d} (ρ^d ≤ θ^p) as degree p
 // at θ, with (d+1)² instead of (p+1)² proxies per layer. Each set has at most ¾ the proxies of
 // the previous one (the degree-p set, or the cluster's sources).
+// In parallel: each cluster's chosen degrees as a bit mask, then the sets in cluster order.
 void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
   const auto& cl = t.clusters;
   const int nc = static_cast<int>(cl.size());
+  std::vector<double> th(std::max(p, 1), 0.0);
+  for (int d = p - 1; d >= 1; --d) th[d] = std::pow(theta, double(p) / d);
+  std::vector<unsigned> chosen(nc, 0u);  // bit d: the set of degree d (p ≤ kTreeMaxDegree < 32)
   l.first.assign(nc + 1, 0);
-  l.start.clear();
-  l.count.clear();
-  l.theta.clear();
-  l.degrees.clear();
-  long total = 0;
+#pragma omp parallel for schedule(dynamic, 256)
   for (int c = 0; c < nc; ++c) {
-    l.first[c] = static_cast<int>(l.count.size());
     const bool prox = t.proxies_of(c);
     if (!(theta > 0.0 && theta < 1.0) || !(prox || t.full[c])) continue;
     long budget = prox ? t.proxy_count[c] : cl[c].count();
+    int n = 0;
     for (int d = p - 1; d >= 1; --d) {
-      const double th = std::pow(theta, double(p) / d);
       int dg[3];
-      const int m = grid_degrees(cl[c], d, th, dg);
+      const int m = grid_degrees(cl[c], d, th[d], dg);
       if (4L * m > 3L * budget) continue;
-      l.start.push_back(total);
-      l.count.push_back(m);
-      l.theta.push_back(th);
-      l.degrees.insert(l.degrees.end(), dg, dg + 3);
-      total += 6L * m;
+      chosen[c] |= 1u << d;
       budget = m;
+      ++n;
     }
+    l.first[c + 1] = n;
   }
-  l.first[nc] = static_cast<int>(l.count.size());
+  for (int c = 0; c < nc; ++c) l.first[c + 1] += l.first[c];
+  const int ns = l.first[nc];
+  l.start.resize(ns);
+  l.count.resize(ns);
+  l.theta.resize(ns);
+  l.degrees.resize(3 * size_t(ns));
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int c = 0; c < nc; ++c) {
+    int k = l.first[c];
+    for (int d = p - 1; d >= 1; --d)
+      if (chosen[c] >> d & 1u) {
+        l.count[k] = grid_degrees(cl[c], d, th[d], &l.degrees[3 * size_t(k)]);
+        l.theta[k] = th[d];
+        ++k;
+      }
+  }
+  long total = 0;
+  for (int k = 0; k < ns; ++k) {
+    l.start[k] = total;
+    total += 6L * l.count[k];
+  }
   l.pts.clear();
   l.pts.resize(total);  // not initialised (NoInit)
 }
