@@ -141,10 +141,11 @@ class TreeBRSolver : public BRSolver {
   void near();
   void far();
   void edges();
-  long cluster_terms(long* low_terms = nullptr) const;
+  long cluster_terms() const;
+  long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
-  long sums_host(bool far, double* acc) const;
+  long sums_host(bool far, double* acc);  // far: also sets load_.low_terms
   void compute_device();
   void to_surface(const mesh::Field& out);
   struct Lists {
