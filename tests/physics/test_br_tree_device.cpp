@@ -1,7 +1,8 @@
 // The tree solver on the device (-S tree -x cuda, docs/tree.md "On the GPU"): its near and far
 // sums run on the GPU from device fields, and must give the host tree's velocities to 1e-12
 // relative to max |u| (periodic and free, tolerances 1e-3 and 1e-6, so far terms and window
-// terms are both exercised); with θ = 0 it must equal the exact solver on the device to 1e-12.
+// terms are both exercised, and far terms through the lower-degree sets the device computes);
+// with θ = 0 it must equal the exact solver on the device to 1e-12.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
 
@@ -28,12 +29,13 @@ mesh::Field to_device(const mesh::Field& h) {
 
 // This rank's owned velocities from `Solver` on the device (device fields in and out).
 template <class Solver>
-std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSettings& b, long* far_terms = nullptr) {
+std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSettings& b, long* far_terms = nullptr,
+                                    long* low_terms = nullptr) {
   const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
   Solver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
   solver.velocity(state, omega, out);
   if constexpr (std::is_same_v<Solver, model::TreeBRSolver>)
-    if (far_terms) *far_terms = solver.totals().cluster_terms;
+    if (far_terms) *far_terms = solver.totals().cluster_terms, *low_terms = solver.totals().low_terms;
   exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
   return s.owned_out();
 }
@@ -66,14 +68,15 @@ TEST(TreeDevice, EqualsTheHostTree) {
         b.tree_edge = false;  // the device forms no edge terms (TreeBRSolver's constructor)
         b.tree_dual = false;  // nor cluster-cluster terms (the device runs the single traversal)
         const auto host = s.velocity<model::TreeBRSolver>(b);
-        long far = 0;
-        const auto dev = device_velocity<model::TreeBRSolver>(s, b, &far);
-        long far_all = far;
-        MPI_Allreduce(MPI_IN_PLACE, &far_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        long terms[2] = {0, 0};  // far terms, of which through lower-degree sets (the device's)
+        const auto dev = device_velocity<model::TreeBRSolver>(s, b, &terms[0], &terms[1]);
+        MPI_Allreduce(MPI_IN_PLACE, terms, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        const long far_all = terms[0];
         const double d = max_rel(dev, host);
         if (test::world_rank() == 0)
           std::printf("[ compared ] tree %s TOL %.0e leaf %d: max rel diff %.3e\n", boundary, tol, leaf, d);
         EXPECT_GT(far_all, 0) << boundary << " TOL " << tol << ": no far terms, the test would miss the far sum";
+        EXPECT_GT(terms[1], 0) << boundary << " TOL " << tol << ": no lower-degree sets used, the test would miss them";
         EXPECT_LE(d, 1e-12) << boundary << " TOL " << tol << " leaf " << leaf;
       }
 }

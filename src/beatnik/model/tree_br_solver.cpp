@@ -15,7 +15,6 @@
 
 namespace beatnik::model {
 
-using tree::coarsen;
 using tree::grid_degrees;
 using tree::interpolate;
 
@@ -61,6 +60,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   if (space_ == exec::Space::Device) {
     device_ = std::make_unique<TreeSumsDevice>();
     upward_dev_ = std::make_unique<TreeUpward>(space_);
+    low_dev_ = std::make_unique<TreeLowPass>(space_);
     dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
   }
 }
@@ -135,6 +135,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     Timers::Scope t(timers_, "br.tree.low");
     low_.resize(sources_.size());
     if (!computes(gate_)) gate_->stand_in("br.tree.low");
+    else if (device_) low_device();
     else for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
   }
   {
@@ -173,6 +174,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   ++totals_.calls;
   totals_.direct_pairs += load_.direct_pairs;
   totals_.cluster_terms += load_.cluster_terms;
+  totals_.low_terms += load_.low_terms;
   totals_.proxy_pairs += load_.proxy_pairs;
   totals_.let_bytes += load_.let_bytes;
   totals_.edge_terms += load_.edge_terms;
@@ -269,8 +271,10 @@ void TreeBRSolver::upward() {
   const std::vector<int> deg = layout_proxies(t, settings_.tree_degree, settings_.tree_theta);
   if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
   if (upward_dev_) {  // -x cuda: the same sums on the device, depth by depth (tree_upward.hpp)
+    // The proxies stay on the device (the far pool copies them there); only the LET, built on the
+    // host, needs them back.
     upward_dev_->run(t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg, settings_.tree_degree,
-                     t.proxies.data(), static_cast<long>(t.proxies.size()));
+                     t.proxies.data(), static_cast<long>(t.proxies.size()), size_ > 1);
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
       timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
@@ -285,65 +289,45 @@ void TreeBRSolver::upward() {
 }
 
 // Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
-// proxies: degree d < p is as accurate at ratio ρ = (r_B + r_C)/|Δ| < θ^{p/d} (ρ^d ≤ θ^p) as
-// degree p at θ, with (d+1)² instead of (p+1)² proxies per layer. Each set has at most half the
-// proxies of the previous one (the degree-p set, or the cluster's sources). From the degree-p
-// proxies where the cluster has them (degree-d interpolation reproduces degree-d polynomials
-// exactly, and each side's degree is at most the degree-p grid's: the same set up to round-off),
-// else from its sources; each further set from the previous one (its sides are no finer).
+// proxies, on the host (tree_low.hpp).
 void TreeBRSolver::low_sets(int s) {
-  const tree::SourceTree& t = sources_[s];
-  LowSets& l = low_[s];
-  const auto& cl = t.clusters;
-  const int nc = static_cast<int>(cl.size());
+  tree::low_layout(sources_[s], settings_.tree_degree, settings_.tree_theta, low_[s]);
+  tree::low_strengths(sources_[s], settings_.tree_degree, settings_.tree_theta, low_[s]);
+}
+
+// -x cuda: the sets' layout on the host, their strengths on the device straight into the far
+// pool (tree_low_device.hpp). So the pools are placed here: the near pool holds every tree's
+// sources, the far pool its degree-p proxies, then its sets (compute_device's ranges point into
+// the same arrays); this tree's sources and proxies are copied from the upward pass's device
+// buffers, the LET parts' from the host.
+void TreeBRSolver::low_device() {
+  const int nt = static_cast<int>(sources_.size());
   const int p = settings_.tree_degree;
   const double theta = settings_.tree_theta;
-  l.first.assign(nc + 1, 0);
-  l.start.clear();
-  l.count.clear();
-  l.theta.clear();
-  l.degrees.clear();
-  long total = 0;
-  for (int c = 0; c < nc; ++c) {
-    l.first[c] = static_cast<int>(l.count.size());
-    const bool prox = t.proxies_of(c);
-    if (!(theta > 0.0 && theta < 1.0) || !(prox || t.full[c])) continue;
-    long budget = prox ? t.proxy_count[c] : cl[c].count();
-    for (int d = p - 1; d >= 1; --d) {
-      const double th = std::pow(theta, double(p) / d);
-      int dg[3];
-      const int m = grid_degrees(cl[c], d, th, dg);
-      if (4L * m > 3L * budget) continue;
-      l.start.push_back(total);
-      l.count.push_back(m);
-      l.theta.push_back(th);
-      l.degrees.insert(l.degrees.end(), dg, dg + 3);
-      total += 6L * m;
-      budget = m;
-    }
+  TreeSumsDevice::Arrays near, far;
+  for (int s = 0; s < nt; ++s) {
+    tree::low_layout(sources_[s], p, theta, low_[s]);
+    near.emplace_back(sources_[s].pts.data(), static_cast<long>(sources_[s].pts.size()));
+    far.emplace_back(sources_[s].proxies.data(), static_cast<long>(sources_[s].proxies.size()));
   }
-  l.first[nc] = static_cast<int>(l.count.size());
-  l.pts.assign(total, 0.0);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int c = 0; c < nc; ++c)
-    for (int k = l.first[c]; k < l.first[c + 1]; ++k) {
-      double* out = &l.pts[l.start[k]];
-      int P[3];
-      const int* D = &l.degrees[3 * k];
-      const int* prev = &l.degrees[3 * (k - 1)];
-      if (k > l.first[c] && D[0] <= prev[0] && D[1] <= prev[1] && D[2] <= prev[2]) {
-        // From the previous (finer) set: the same reproduction argument, far fewer operations.
-        coarsen(cl[c], prev, D, &l.pts[l.start[k - 1]], l.count[k - 1], out, l.count[k]);
-      } else if (t.proxies_of(c) && grid_degrees(cl[c], p, theta, P) == t.proxy_count[c] && D[0] <= P[0] && D[1] <= P[1] &&
-          D[2] <= P[2]) {
-        coarsen(cl[c], P, D, &t.proxies[t.proxy_start[c]], t.proxy_count[c], out, l.count[k]);
-      } else if (t.proxies_of(c)) {
-        const int m = t.proxy_count[c];
-        interpolate(cl[c], D, &t.proxies[t.proxy_start[c]], m, 0, m, out, l.count[k]);
-      } else {
-        interpolate(cl[c], &l.degrees[3 * k], t.pts.data(), t.n, cl[c].begin, cl[c].end, out, l.count[k]);
-      }
-    }
+  for (const LowSets& l : low_) far.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
+  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  const double t = now();
+  device_->pools(near, far);
+  for (int s = 0; s < nt; ++s) {
+    device_->fill(false, s, s == 0 ? upward_dev_->device_sources() : nullptr);
+    device_->fill(true, s, s == 0 ? upward_dev_->device_proxies() : nullptr);
+  }
+  exec::fence(space_);
+  const double copy_s = now() - t;
+  std::vector<TreeLowPass::Tree> trees;
+  for (int s = 0; s < nt; ++s)
+    trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
+  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true));
+  if (timers_) {
+    timers_->add("br.tree.low.copy", copy_s + low_dev_->upload_s);
+    timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
+  }
 }
 
 // The locally essential tree: every rank's target boxes to every rank, this rank's part for each
@@ -529,6 +513,14 @@ long TreeBRSolver::cluster_terms() const {
   return terms;
 }
 
+// Of batch b's far terms, (target, cluster image) pairs through a lower-degree set (counted
+// where the ranges are made: a separate walk over the lists costs 0.08 s at 1024²).
+long TreeBRSolver::low_terms(int b) const {
+  long k = 0;
+  for (const Term& e : far_[b]) k += e.low >= 0;
+  return k * sources_[0].clusters[tree_.leaves()[b]].count();
+}
+
 // Edge terms (tree_edge.hpp): one prefix table per (tree, cluster, dimension, proxy set) the
 // lists use, built here (in parallel); then every batch's terms in list order into the far
 // field, on the host also with -x cuda (after the device's far sum).
@@ -600,7 +592,7 @@ void TreeBRSolver::edges() {
 
 // Every target of a batch against the ranges of its near (sources) or far (proxies) terms, one
 // multi-target kernel call per batch; returns the pairs summed.
-long TreeBRSolver::sums_host(bool far_field, double* acc) const {
+long TreeBRSolver::sums_host(bool far_field, double* acc) {
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
@@ -610,20 +602,21 @@ long TreeBRSolver::sums_host(bool far_field, double* acc) const {
   const int nb = static_cast<int>(near_.size());
   const BRImages img = rules_.images;
   const double eps = eps_;
-  long pairs = 0;
-#pragma omp parallel reduction(+ : pairs)
+  long pairs = 0, low = 0;
+#pragma omp parallel reduction(+ : pairs, low)
   {
     std::vector<BRSourceRange> ranges;
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < nb; ++b) {
       const search::Cluster& B = cl[leaves[b]];
-      if (far_field) far_ranges(b, ranges);
+      if (far_field) far_ranges(b, ranges), low += low_terms(b);
       else near_ranges(b, ranges);
       const long t = B.begin;
       pairs += br_targets_host(xt + t, yt + t, zt + t, B.count(), ranges.data(), static_cast<int>(ranges.size()), img,
                                eps, ux + t, uy + t, uz + t);
     }
   }
+  if (far_field) load_.low_terms = low;
   return pairs;
 }
 
@@ -635,12 +628,6 @@ void TreeBRSolver::compute_device() {
   const auto& cl = T.clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = batches();
-  TreeSumsDevice::Arrays near_arrays, far_arrays;
-  for (const auto& S : sources_) {
-    near_arrays.emplace_back(S.pts.data(), static_cast<long>(S.pts.size()));
-    far_arrays.emplace_back(S.proxies.data(), static_cast<long>(S.proxies.size()));
-  }
-  for (const LowSets& l : low_) far_arrays.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
   std::vector<long> batch(2 * size_t(nb));
   for (int b = 0; b < nb; ++b) {
     batch[2 * b] = cl[leaves[b]].begin;
@@ -650,20 +637,24 @@ void TreeBRSolver::compute_device() {
   far_.resize(nb);
   dev_near_.resize(nb);
   dev_far_.resize(nb);
-  device_->begin(T.pts.data(), T.n, near_arrays, far_arrays, rules_.images, eps_);
+  // The pools were placed and filled with the lower-degree sets (low_device); the targets are
+  // this tree's sources' first three components, already in the near pool.
+  device_->begin(device_->pool(false) + device_->base(false, 0), T.n, rules_.images, eps_, true);
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
   constexpr int kRuns = 16;
   const int run = std::max(256, (nb + kRuns - 1) / kRuns);
   const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   double list_s = 0.0;
+  long low = 0;
   for (int b0 = 0; b0 < nb; b0 += run) {
     const int b1 = std::min(nb, b0 + run);
     const double t0 = now();
     lists(b0, b1);
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : low)
     for (int b = b0; b < b1; ++b) {
       near_ranges(b, dev_near_[b]);
       far_ranges(b, dev_far_[b]);
+      low += low_terms(b);
     }
     list_s += now() - t0;
     device_->launch(b0, b1, batch, dev_near_, dev_far_);
@@ -672,6 +663,7 @@ void TreeBRSolver::compute_device() {
   acc_far_.resize(3 * size_t(T.n));
   device_->finish(acc_near_.data(), acc_far_.data(), load_.direct_pairs, load_.proxy_pairs);
   load_.cluster_terms = cluster_terms();
+  load_.low_terms = low;
   if (timers_) {
     timers_->add("br.tree.compute.lists", list_s);
     timers_->add("br.tree.compute.pack", device_->pack_s);

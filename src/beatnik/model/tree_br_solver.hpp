@@ -20,14 +20,14 @@
 // the interval of C's sources its window holds through prefix proxy sets. With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// Any rank count; with -x cuda the upward pass (model/tree_upward.hpp) and the near and far sums
-// run on the device (model/tree_sums_device.hpp,
-// everything else on the host from copied positions): the particles live on the cutoff
+// Any rank count; with -x cuda the upward pass (model/tree_upward.hpp), the lower-degree sets'
+// strengths (model/tree_low_device.hpp) and the near and far sums (model/tree_sums_device.hpp)
+// run on the device, everything else on the host from copied positions: the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let, br.tree.low, br.tree.compute (.lists, .near, .far,
+// br.tree.build, br.tree.upward, br.tree.let, br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
 // .far.kernel, which overlap the host's .lists), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
@@ -50,6 +50,8 @@
 #include "beatnik/model/tree_edge.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
+#include "beatnik/model/tree_low.hpp"
+#include "beatnik/model/tree_low_device.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
 #include "beatnik/model/tree_upward.hpp"
 #include "beatnik/search/cluster_tree.hpp"
@@ -83,6 +85,7 @@ struct TreeLoad {
   long clusters = 0;        // clusters in the tree
   long direct_pairs = 0;    // (target, source image) pairs summed directly, the self pair included
   long cluster_terms = 0;   // (target, cluster image) interactions through proxies
+  long low_terms = 0;       // of those, through a lower-degree set
   long proxy_pairs = 0;     // (target, proxy) pairs those cost
   long edge_terms = 0;      // (target, cluster image) interactions cut by the window's edge (tree_edge.hpp)
   long edge_proxy_pairs = 0;   // (target, proxy) pairs those cost
@@ -106,7 +109,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<TreeLoad> take_loads();
   // Sums over every call since construction (the results' interaction counts).
   struct Totals {
-    long calls = 0, direct_pairs = 0, cluster_terms = 0, proxy_pairs = 0, let_bytes = 0;
+    long calls = 0, direct_pairs = 0, cluster_terms = 0, low_terms = 0, proxy_pairs = 0, let_bytes = 0;
     long edge_terms = 0, edge_proxy_pairs = 0, edge_direct_pairs = 0;
     long cc_terms = 0, cc_pairs = 0, down_pairs = 0;
   };
@@ -125,19 +128,13 @@ class TreeBRSolver : public BRSolver {
     int target_degree = 0;  // cluster–cluster only: the degree of the target cluster's grid
   };
   static constexpr int kSources = -2;  // Term::low of a cluster–cluster term on C's sources
-  struct LowSets {  // the lower-degree proxy sets of one tree's clusters (low_sets)
-    std::vector<int> first;      // sets of cluster c: [first[c], first[c+1]), fewer proxies as k grows
-    std::vector<long> start;     // per set: offset into pts
-    std::vector<int> count;      // proxies
-    std::vector<double> theta;   // valid when ρ < theta
-    std::vector<int> degrees;    // 3 per set
-    std::vector<double> pts;     // [x|y|z|qx|qy|qz] per set
-  };
+  using LowSets = tree::LowSets;  // per tree (tree_low.hpp)
   void to_spatial();
   void build();
   void upward();
   void exchange_let();
   void low_sets(int tree);
+  void low_device();
   int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
   int batches() const;
   void lists(int b0, int b1);
@@ -145,9 +142,10 @@ class TreeBRSolver : public BRSolver {
   void far();
   void edges();
   long cluster_terms() const;
+  long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
-  long sums_host(bool far, double* acc) const;
+  long sums_host(bool far, double* acc);  // far: also sets load_.low_terms
   void compute_device();
   void to_surface(const mesh::Field& out);
   struct Lists {
@@ -217,6 +215,7 @@ class TreeBRSolver : public BRSolver {
   Totals totals_;
   std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
   std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
+  std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -541,27 +541,41 @@ TreeSumsDevice::~TreeSumsDevice() {
 #endif
 }
 
-void TreeSumsDevice::begin(const double* targets, long n, const Arrays& near, const Arrays& far, const BRImages& img,
-                           double eps) {
+void TreeSumsDevice::pools(const Arrays& near, const Arrays& far) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  near_ = make_pool(near);
+  far_ = make_pool(far);
+  exec::grow(near_pool_, exec::Space::Device, std::max(near_.base.back(), 1L));
+  exec::grow(far_pool_, exec::Space::Device, std::max(far_.base.back(), 1L));
+#else
+  (void)near, (void)far, (void)make_pool;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
+
+void TreeSumsDevice::fill(bool far, size_t i, const double* dev) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  const Pool& p = far ? far_ : near_;
+  double* pool = far ? far_pool_.data() : near_pool_.data();
+  const auto [host, len] = p.arrays.at(i);
+  if (len > 0) exec::copy(pool + p.base[i], exec::Space::Device, dev ? dev : host, dev ? exec::Space::Device : exec::Space::Host, len);
+#else
+  (void)far, (void)i, (void)dev;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
+
+void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, double eps, bool targets_on_device) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
   const double t = now();
   n_ = n;
   img_ = img;
   eps_ = eps;
-  near_ = make_pool(near);
-  far_ = make_pool(far);
-  const auto upload = [&](exec::Buffer<double>& pool, const Pool& p) {
-    exec::grow(pool, D, std::max(p.base.back(), 1L));
-    for (size_t i = 0; i < p.arrays.size(); ++i)
-      if (p.arrays[i].second > 0) exec::copy(pool.data() + p.base[i], D, p.arrays[i].first, H, p.arrays[i].second);
-  };
-  upload(near_pool_, near_);
-  upload(far_pool_, far_);
   exec::grow(tgt_, D, std::max(3 * n, 1L));
   exec::grow(acc_near_, D, std::max(3 * n, 1L));
   exec::grow(acc_far_, D, std::max(3 * n, 1L));
-  if (n > 0) exec::copy(tgt_.data(), D, targets, H, 3 * n);
+  if (n > 0) exec::copy(tgt_.data(), D, targets, targets_on_device ? D : H, 3 * n);
   pairs_.zero();
   prepare(ranges_);
   prepare(index_);
@@ -571,8 +585,8 @@ void TreeSumsDevice::begin(const double* targets, long n, const Arrays& near, co
   pack_s = near_kernel_s = far_kernel_s = finish_s = 0;
   upload_s = now() - t;
 #else
-  (void)targets, (void)n, (void)near, (void)far, (void)img, (void)eps;
-  (void)now, (void)flatten, (void)csr, (void)make_pool;
+  (void)targets, (void)n, (void)img, (void)eps, (void)targets_on_device;
+  (void)now, (void)flatten, (void)csr;
   exec::no_device_backend("tree solver sums");
 #endif
 }

@@ -26,8 +26,9 @@ struct TreeSumRange {  // a BRSourceRange as the device reads it (16 bytes: the 
   unsigned char window;
 };
 
-// One call's sums, pipelined with the host's list building: begin() uploads the targets and the
-// two pools, each launch() flattens a run of batches' lists into page-locked memory and queues
+// One call's sums, pipelined with the host's list building: pools() and fill() place the two
+// pools (the solver does that before the lower-degree sets, which the device writes into the far
+// pool), begin() uploads the targets, each launch() flattens a run of batches' lists into page-locked memory and queues
 // its copy and both kernels without waiting, finish() waits and brings the velocities back. So
 // the device sums batches [0, b) while the host builds the lists of the batches after b.
 class TreeSumsDevice {
@@ -37,9 +38,19 @@ class TreeSumsDevice {
   ~TreeSumsDevice();
   TreeSumsDevice(const TreeSumsDevice&) = delete;
   TreeSumsDevice& operator=(const TreeSumsDevice&) = delete;
-  // Targets (host, [x|y|z], n each); the arrays the near (sources) and far (proxies) ranges
-  // point into, each copied into one device pool.
-  void begin(const double* targets, long n, const Arrays& near, const Arrays& far, const BRImages& img, double eps);
+  // The pools: the arrays the near (sources) and far (proxies) ranges point into, back to back
+  // in the given order in one device array each (array i at base(far, i)); a range finds its
+  // array by host address (flatten). Sizes the device memory, copies nothing.
+  void pools(const Arrays& near, const Arrays& far);
+  // Array i of a pool from its host array, or from device memory `dev` of the same length. An
+  // array may instead be written on the device through pool() (the lower-degree sets:
+  // tree_low_device.hpp); every array a range reads must be filled before launch().
+  void fill(bool far, size_t i, const double* dev = nullptr);
+  double* pool(bool far) { return far ? far_pool_.data() : near_pool_.data(); }
+  long base(bool far, size_t i) const { return (far ? far_ : near_).base[i]; }
+  // Targets ([x|y|z], n each; on the device when targets_on_device, else host), after pools()
+  // and the fills.
+  void begin(const double* targets, long n, const BRImages& img, double eps, bool targets_on_device = false);
   // Batches [b0, b1): batch b covers targets [batch[2b], batch[2b+1]) and sums near[b], then
   // (separately) far[b], each in list order. Returns once the work is queued.
   void launch(int b0, int b1, const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& near,
@@ -47,7 +58,7 @@ class TreeSumsDevice {
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
   // every target of a launched batch overwritten); the pairs each field summed.
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
-  // Seconds of the last call: host flattening (launch), uploads (begin), device time of the
+  // Seconds of the last call: host flattening (launch), target upload (begin), device time of the
   // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
   // the wait and download (finish).
   double pack_s = 0, upload_s = 0, near_kernel_s = 0, far_kernel_s = 0, finish_s = 0;

@@ -55,8 +55,11 @@ TreeUpward::TreeUpward(exec::Space space)
       chunks_(space, 0) {}
 
 void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
-                     const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total) {
+                     const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
+                     bool download) {
   const exec::Space S = space_;
+  dev_pts_ = dev_proxies_ = nullptr;
+  upload_s = kernel_s = download_s = 0;
   double t = now();
   // Depths (a child comes after its parent in cluster order), then the grids of each depth.
   const int nc = static_cast<int>(cl.size());
@@ -172,7 +175,11 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   exec::fence(S);
   const double t2 = now();
   kernel_s = t2 - t1;
-  if (S != exec::Space::Host) exec::copy(proxies, exec::Space::Host, out, S, total);
+  if (S != exec::Space::Host) {
+    dev_pts_ = P;
+    dev_proxies_ = out;
+    if (download) exec::copy(proxies, exec::Space::Host, out, S, total);
+  }
   download_s = now() - t2;
 }
 

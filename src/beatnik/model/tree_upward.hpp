@@ -24,9 +24,14 @@ class TreeUpward {
   // Sources pts (host, [x|y|z|qx|qy|qz], n each, tree order); cluster c has a grid when
   // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
   // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
-  // doubles). p bounds every side's degree.
+  // doubles; on the device only, without `download`). p bounds every side's degree.
   void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
-           const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total);
+           const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
+           bool download = true);
+  // After a device run: its copy of the sources and the proxies it computed (null when no
+  // cluster had a grid: nothing was uploaded), which the far and near pools copy on the device.
+  const double* device_sources() const { return dev_pts_; }
+  const double* device_proxies() const { return dev_proxies_; }
   // Seconds of the last run: uploads, the passes, the download.
   double upload_s = 0, kernel_s = 0, download_s = 0;
 
@@ -47,6 +52,7 @@ class TreeUpward {
 
  private:
   exec::Space space_;
+  const double *dev_pts_ = nullptr, *dev_proxies_ = nullptr;
   exec::Buffer<double> pts_, nodes_, table_, part_, out_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;

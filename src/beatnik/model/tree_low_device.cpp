@@ -1,0 +1,201 @@
+// The lower-degree sets' strengths, one pass per chain position (tree_low_device.hpp). Compiled
+// by nvcc in the CUDA build (the lambdas run as device kernels there), by the host compiler
+// otherwise.
+#include "beatnik/model/tree_low_device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/scratch.hpp"
+#include "beatnik/model/tree_interp.hpp"
+
+namespace beatnik::model {
+namespace {
+
+constexpr int kW = tree::kTreeMaxDegree + 1;
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// c + r·t rounded twice, as the host computes it (no fused multiply-add on the device), so that
+// the points equal the host's bitwise and a grid point that is also a node of the coarser grid
+// takes lagrange's exact branch on both.
+BEATNIK_HOST_DEVICE inline double add_product(double c, double r, double t) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(c, __dmul_rn(r, t));
+#else
+  return c + r * t;
+#endif
+}
+
+// Point j of the degree-n Chebyshev points of the second kind on [lo, hi] (tree::chebyshev;
+// C: its cosines).
+BEATNIK_HOST_DEVICE inline double node(double lo, double hi, int n, int j, const double* C) {
+  const double c = 0.5 * (lo + hi);
+  if (n == 0) return c;
+  return add_product(c, 0.5 * (hi - lo), C[n * kW + j]);
+}
+
+// L_j(x) of the degree-n points on [lo, hi]: tree::lagrange's formula and order, one value.
+BEATNIK_HOST_DEVICE inline double basis(double x, double lo, double hi, int n, int j, const double* C) {
+  for (int i = 0; i <= n; ++i)
+    if (x == node(lo, hi, n, i, C)) return i == j ? 1.0 : 0.0;
+  double den = 0.0, num = 0.0;
+  for (int i = 0; i <= n; ++i) {
+    const double w = ((i % 2) ? -1.0 : 1.0) * ((i == 0 || i == n) ? 0.5 : 1.0);
+    const double v = w / (x - node(lo, hi, n, i, C));
+    den += v;
+    if (i == j) num = v;
+  }
+  return num / den;
+}
+
+// The last set in [lo, hi) whose first item is ≤ i.
+BEATNIK_HOST_DEVICE inline int set_of(const TreeLowPass::Set* v, int lo, int hi, long i) {
+  --hi;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (v[mid].item <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+}  // namespace
+
+TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0) {}
+
+void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
+  const exec::Space S = space_;
+  double t = now();
+  // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
+  std::vector<std::vector<std::pair<int, int>>> by;
+  for (int s = 0; s < static_cast<int>(trees.size()); ++s) {
+    const tree::LowSets& l = *trees[s].l;
+    const int nc = static_cast<int>(l.first.size()) - 1;
+    for (int c = 0; c < nc; ++c) {
+      const int k = l.first[c + 1] - l.first[c];
+      if (k > static_cast<int>(by.size())) by.resize(k);
+      for (int j = 0; j < k; ++j) by[j].push_back({s, c});
+    }
+  }
+  std::vector<long> level(by.size() + 1, 0);  // first set of each position
+  for (size_t j = 0; j < by.size(); ++j) level[j + 1] = level[j] + static_cast<long>(by[j].size());
+  sets = level.back();
+  if (sets == 0) {
+    upload_s = kernel_s = 0;
+    return;
+  }
+  std::vector<Set> host(sets);
+  for (size_t j = 0; j < by.size(); ++j) {
+    const long n = static_cast<long>(by[j].size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) {
+      const auto [s, c] = by[j][i];
+      const Tree& T = trees[s];
+      const tree::SourceTree& st = *T.t;
+      const tree::LowSets& l = *T.l;
+      const search::Cluster& C = st.clusters[c];
+      const int k = l.first[c] + static_cast<int>(j);
+      Set& q = host[level[j] + i];
+      int P[3] = {0, 0, 0};
+      const tree::LowFrom from = tree::low_from(st, l, c, k, p, theta, P);
+      for (int d = 0; d < 3; ++d) {
+        q.lo[d] = C.lo[d];
+        q.hi[d] = C.hi[d];
+        q.D[d] = static_cast<signed char>(l.degrees[3 * k + d]);
+        q.P[d] = static_cast<signed char>(P[d]);
+      }
+      q.out = T.low + l.start[k];
+      q.m = l.count[k];
+      q.in_near = 0;
+      switch (from) {
+        case tree::LowFrom::PreviousSet:
+          q.grid = 1, q.src = T.low + l.start[k - 1], q.stride = q.n = l.count[k - 1];
+          break;
+        case tree::LowFrom::Proxies:
+        case tree::LowFrom::ProxyPoints:
+          q.grid = from == tree::LowFrom::Proxies;
+          q.src = T.far + st.proxy_start[c], q.stride = q.n = st.proxy_count[c];
+          break;
+        case tree::LowFrom::Sources:
+          q.grid = 0, q.in_near = 1, q.src = T.near + C.begin, q.stride = st.n, q.n = static_cast<int>(C.count());
+          break;
+      }
+    }
+    long item = 0;
+    for (long i = 0; i < n; ++i) {
+      host[level[j] + i].item = item;
+      item += host[level[j] + i].m;
+    }
+  }
+  // The sets and, once, the cosines of the host's Chebyshev points.
+  const Set* SS = host.data();
+  if (S != exec::Space::Host) {
+    exec::grow(sets_, S, host.size());
+    exec::copy(sets_.data(), S, host.data(), exec::Space::Host, host.size());
+    SS = sets_.data();
+  }
+  if (cos_.size() == 0) {
+    std::vector<double> c(kW * kW, 0.0);
+    for (int n = 1; n < kW; ++n)
+      for (int j = 0; j <= n; ++j) c[n * kW + j] = std::cos(M_PI * j / n);
+    cos_ = exec::Buffer<double>(S, c.size());
+    exec::copy(cos_.data(), S, c.data(), exec::Space::Host, c.size());
+  }
+  const double* C = cos_.data();
+  exec::fence(S);
+  const double t1 = now();
+  upload_s = t1 - t;
+  for (size_t j = 0; j < by.size(); ++j) {
+    const int n = static_cast<int>(by[j].size());
+    const Set* L = SS + level[j];
+    const Set& last = host[level[j] + n - 1];
+    exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
+      const Set& q = L[set_of(L, 0, n, i)];
+      const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
+      const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
+      double* o = far + q.out;
+      for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
+      const double* src = (q.in_near ? near : far) + q.src;
+      const long st = q.stride;
+      double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+      if (q.grid) {
+        // The set's basis at the grid's points, side by side, then the separable sum.
+        double R[3][kW];
+        for (int d = 0; d < 3; ++d)
+          for (int y = 0; y <= q.P[d]; ++y)
+            R[d][y] = basis(node(q.lo[d], q.hi[d], q.P[d], y, C), q.lo[d], q.hi[d], q.D[d], ix[d], C);
+        const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
+        for (int a = 0; a <= q.P[0]; ++a)
+          for (int b = 0; b < p1; ++b) {
+            const double rab = R[0][a] * R[1][b];
+            for (int e = 0; e < p2; ++e) {
+              const double f = rab * R[2][e];
+              const long k = (long(a) * p1 + b) * p2 + e;
+              v0 += f * src[3 * st + k];
+              v1 += f * src[4 * st + k];
+              v2 += f * src[5 * st + k];
+            }
+          }
+      } else {
+        for (long k = 0; k < q.n; ++k) {
+          const double f = basis(src[k], q.lo[0], q.hi[0], q.D[0], ix[0], C) *
+                           basis(src[st + k], q.lo[1], q.hi[1], q.D[1], ix[1], C) *
+                           basis(src[2 * st + k], q.lo[2], q.hi[2], q.D[2], ix[2], C);
+          v0 += f * src[3 * st + k];
+          v1 += f * src[4 * st + k];
+          v2 += f * src[5 * st + k];
+        }
+      }
+      o[3 * m + idx] = v0;
+      o[4 * m + idx] = v1;
+      o[5 * m + idx] = v2;
+    });
+  }
+  exec::fence(S);
+  kernel_s = now() - t1;
+}
+
+}  // namespace beatnik::model

@@ -1,0 +1,58 @@
+#pragma once
+// The lower-degree proxy sets' strengths written once for host and device
+// (exec::parallel_for; docs/tree.md "On the GPU"): -x cuda computes them on the device straight
+// into the sums' far pool, from the sources and degree-p proxies already there; the host solver
+// keeps low_strengths (tree_low.hpp), which this equals to round-off
+// (tests/unit/test_tree_low.cpp, on the host and on the device).
+//
+// Set k of a cluster may be made from set k − 1 (tree::low_from), so the sets go by their
+// position in their cluster's chain, one pass per position over the sets of every cluster of
+// every tree, an item per output proxy: its point and its three strengths, either the
+// separable coarsening Σ M_a(a')·M_b(b')·M_e(e')·q̂(a'b'e') from a Chebyshev grid (M: the set's
+// 1-D Lagrange basis at the grid's points) or Σ_k L_a(x_k)L_b(y_k)L_e(z_k)·q_k over point sources
+// (the cluster's sources, or its proxies when their grid does not fit), in source order.
+#include <vector>
+
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/model/tree_let.hpp"
+#include "beatnik/model/tree_low.hpp"
+
+namespace beatnik::model {
+
+class TreeLowPass {
+ public:
+  explicit TreeLowPass(exec::Space space);
+  struct Tree {  // one tree as the pass reads it
+    const tree::SourceTree* t;
+    const tree::LowSets* l;  // its layout (tree::low_layout)
+    long near;  // offset of its sources (t->pts) in the near pool
+    long far;   // offset of its degree-p proxies (t->proxies) in the far pool
+    long low;   // offset of its sets (l->pts) in the far pool
+  };
+  // Pools in the pass's space: near holds every tree's sources, far its proxies (read) and its
+  // sets (written: points and strengths). p, theta: the degree-p grids' parameters.
+  void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far);
+  // Seconds of the last run: descriptor upload, the passes (fenced).
+  double upload_s = 0, kernel_s = 0;
+  long sets = 0;  // sets made in the last run
+
+  struct Set {  // one set as its pass reads it
+    double lo[3], hi[3];  // the cluster's box
+    long out;             // far-pool offset of the set ([x|y|z|qx|qy|qz], m apart)
+    long src;             // pool offset of the first source, `stride` apart per component
+    long stride;
+    long item;            // its first item among its pass's
+    int n;                // point sources, or the source grid's proxies
+    int m;                // proxies of the set
+    signed char D[3], P[3];  // the set's degrees; the source grid's (grid only)
+    unsigned char grid;   // the source is a Chebyshev grid of degrees P on the same box
+    unsigned char in_near;  // the source is in the near pool
+  };
+
+ private:
+  exec::Space space_;
+  exec::Buffer<Set> sets_;
+  exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
+};
+
+}  // namespace beatnik::model
