@@ -47,6 +47,13 @@ class TreeSumsDevice {
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
   // every target of a launched batch overwritten); the pairs each field summed.
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
+  // What begin() uploaded, for the edge terms (tree_edge_device.hpp): the device pools, the pool
+  // offset of each array passed to begin() (by its index there) and the targets.
+  const double* near_pool() const { return near_pool_.data(); }
+  const double* far_pool() const { return far_pool_.data(); }
+  long near_base(int i) const { return near_.base.at(i); }
+  long far_base(int i) const { return far_.base.at(i); }
+  const double* targets() const { return tgt_.data(); }
   // Seconds of the last call: host flattening (launch), uploads (begin), device time of the
   // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
   // the wait and download (finish).
