@@ -4,7 +4,7 @@
 # 1024^2 and 2048^2 periodic multi-mode cosine at TOL 1e-6 with --tree-edge-terms on and off, and
 # the BR error at 1024^2 with them on (--br-check 64). One warm-up step, then the measured steps (3
 # BR calls each); one line per run: s/call (step median / 3), the split per call from the timer
-# regions, and the pairs per call.
+# regions, and the pairs per call. RUN_TIMEOUT (seconds, default 600) bounds each run.
 set -uo pipefail
 build=$1 out=$2
 bin=$build/beatnik
@@ -15,7 +15,7 @@ cos=(-O high -b periodic -I cos -S tree --br-tolerance 1e-6)
 run() {  # name options...
   local name=$1
   shift
-  "$here/mpirun.sh" 1 "$bin" -x cuda --progress-every 0 --results "$out/$name.json" "${cos[@]}" "$@" \
+  timeout "${RUN_TIMEOUT:-600}" "$here/mpirun.sh" 1 "$bin" -x cuda --progress-every 0 --results "$out/$name.json" "${cos[@]}" "$@" \
     >"$out/$name.log" 2>&1 || { echo "$name: exit $? (see $out/$name.log)"; tail -5 "$out/$name.log"; return; }
   python3 - "$out/$name.json" "$name" <<'PY'
 import json, sys
