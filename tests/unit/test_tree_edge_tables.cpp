@@ -3,7 +3,8 @@
 // (rounded to a grid, with −0 and +0 among them, so the stable order of ties matters), for
 // clusters from the root to a leaf, both axes and several degrees and blocks, the sorted sources
 // must be the host's exactly and the prefix rows equal to 1e-12 of the table's largest; the
-// sums over cut windows must equal edge_sum's to 1e-12 of max |u| with the same pair counts.
+// sums over cut windows must equal edge_sum's to 1e-12 of max |u| with the same pair counts;
+// tables built in small groups (a bound on the Lagrange values held) must be the same bits.
 // Built twice: host (test_tree_edge_tables) and, in the CUDA build, device
 // (test_tree_edge_tables_device, needs a GPU).
 #include <gtest/gtest.h>
@@ -120,6 +121,15 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
     }
     EXPECT_LE(d, 1e-12 * m) << "table " << k << " (" << specs[k].n << " sources, axis " << specs[k].axis << ", "
                             << specs[k].m << " proxies, block " << specs[k].block << ")";
+  }
+
+  // Built in groups of tables (as big runs are, to bound the Lagrange values held): the same bits.
+  model::TreeEdgeDevice grouped(kSpace);
+  grouped.max_lagrange_items = 700;
+  grouped.build(specs, dpts.data(), dprox.data(), 8);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    EXPECT_EQ(grouped.sorted(static_cast<int>(k)), dev.sorted(static_cast<int>(k))) << "table " << k;
+    EXPECT_EQ(grouped.prefix(static_cast<int>(k)), dev.prefix(static_cast<int>(k))) << "table " << k;
   }
 
   // Sums: every leaf a batch; its terms cut by the window's edge (period 6 over points in [−3, 3]:

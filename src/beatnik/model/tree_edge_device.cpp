@@ -120,26 +120,30 @@ void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, co
 #endif
 }
 
-// The sorted sources of every table, and each one's Lagrange values on its grid (W per source).
-void gather_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* pool, const int* vals,
+// The sorted sources of the tables' items [i0, i0 + N), and each one's Lagrange values on its
+// grid (W per source, item i at lag[(i − i0)·W]).
+void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const double* pool, const int* vals,
                  const double* nodes, int p1, double* sorted, double* lag) {
   const int W = 3 * p1, NW = 6 * p1;
-  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) {
+  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long q) {
+    const long i = i0 + q;
     const int k = table_of(tabs, nt, i, &Tab::item);
     const Tab& t = tabs[k];
     const long r = i - t.item, from = t.src + vals[i];
     double* o = sorted + t.sorted;
     for (int c = 0; c < 6; ++c) o[c * t.n + r] = pool[from + c * t.stride];
     const double* nd = nodes + size_t(k) * NW;
-    for (int d = 0; d < 3; ++d) tree::lagrange(o[d * t.n + r], t.dg[d], nd + d * p1, nd + W + d * p1, lag + i * W + d * p1);
+    for (int d = 0; d < 3; ++d) tree::lagrange(o[d * t.n + r], t.dg[d], nd + d * p1, nd + W + d * p1, lag + q * W + d * p1);
   });
 }
 
-// Per table, block j and proxy: the strengths of sources [j·block, (j+1)·block) into row j + 1.
-void blocks_pass(exec::Space S, long items, const Tab* tabs, int nt, const double* sorted, const double* lag, int p1,
-                 double* prefix) {
+// Per table, block j and proxy of the (block, proxy) items [c0, c0 + items): the strengths of
+// sources [j·block, (j+1)·block) into row j + 1 (their Lagrange values from item i0 on in lag).
+void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, int nt, const double* sorted,
+                 const double* lag, int p1, double* prefix) {
   const int W = 3 * p1;
-  exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long i) {
+  exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long h) {
+    const long i = c0 + h;
     const Tab& t = tabs[table_of(tabs, nt, i, &Tab::citem)];
     const long local = i - t.citem, j = local / t.m;
     const int idx = static_cast<int>(local % t.m), n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
@@ -147,7 +151,7 @@ void blocks_pass(exec::Space S, long items, const Tab* tabs, int nt, const doubl
     const double* q = sorted + t.sorted + 3 * t.n;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
     for (long r = j * t.block; r < (j + 1) * t.block; ++r) {
-      const double* Lr = lag + (t.item + r) * W;
+      const double* Lr = lag + (t.item + r - i0) * W;
       const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
       s0 += f * q[r];
       s1 += f * q[t.n + r];
@@ -303,12 +307,24 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
   exec::grow(vals_sorted_, S, std::max(item, 1L));
   exec::grow(sorted_, S, std::max(sorted, 1L));
   exec::grow(prefix_, S, std::max(pre, 1L));
-  exec::grow(lagrange_, S, std::max(item * 3 * p1, 1L));
   if (nt > 0 && item > 0) {
     keys_pass(S, item, tabs, nt, src_pool, keys_.data(), vals_.data());
     stable_sort(S, item, nt, host_tabs_, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(), temp_);
-    gather_pass(S, item, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
-    blocks_pass(S, citem, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
+    // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
+    // tables at a time, at most max_lagrange_items sources unless one table has more.
+    long most = 0;
+    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
+      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
+      most = std::max(most, (k1 < nt ? host_tabs_[k1].item : item) - host_tabs_[k0].item);
+    }
+    exec::grow(lagrange_, S, std::max(most * 3 * p1, 1L));
+    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
+      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
+      const long i0 = host_tabs_[k0].item, i1 = k1 < nt ? host_tabs_[k1].item : item;
+      const long c0 = host_tabs_[k0].citem, c1 = k1 < nt ? host_tabs_[k1].citem : citem;
+      gather_pass(S, i0, i1 - i0, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
+      blocks_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
+    }
   }
   if (nt > 0) scan_pass(S, pitem, tabs, nt, prefix_.data());
   exec::fence(S);

@@ -43,6 +43,9 @@ class TreeEdgeDevice {
   std::vector<double> sorted(int k) const;
   std::vector<double> prefix(int k) const;
 
+  // Sources whose Lagrange values are held at once (216 bytes each at degree 8): the tables are
+  // built in groups of about this many (at 1024² the tables hold ~2e7 sources a call).
+  long max_lagrange_items = 1L << 24;
   long proxy_pairs = 0, direct_pairs = 0;  // of the last sum
   long bytes = 0;                          // of the last build's tables
   double tables_s = 0, kernel_s = 0, copy_s = 0;  // last build; last sum (kernel, copies)
