@@ -40,5 +40,5 @@ PY
 run edge_on_1024 -n 1024 --tree-edge-terms on -t 2 --warmup 1
 run edge_off_1024 -n 1024 --tree-edge-terms off -t 2 --warmup 1
 run check_on_1024 -n 1024 --tree-edge-terms on -t 1 --br-check 64
-run edge_on_2048 -n 2048 --tree-edge-terms on -t 1 --warmup 1
-run edge_off_2048 -n 2048 --tree-edge-terms off -t 1 --warmup 1
+run edge_on_2048 -n 2048 --tree-edge-terms on -t 2 --warmup 1
+run edge_off_2048 -n 2048 --tree-edge-terms off -t 2 --warmup 1
