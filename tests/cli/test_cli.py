@@ -92,6 +92,7 @@ bad_inputs = [
     (["-O", "high", "-S", "tree", "--tree-degree", "99"], "--tree-degree"),
     (["-O", "high", "-S", "tree", "--tree-leaf", "0"], "--tree-leaf"),
     (["-O", "high", "-S", "tree", "--tree-traversal", "triple"], "--tree-traversal"),
+    (["-O", "high", "-S", "tree", "--tree-edge-terms", "maybe"], "--tree-edge-terms"),
     (["--br-tolerance", "0"], "--br-tolerance"),
     (["-O", "high", "--br-check", "-1"], "--br-check"),
     (["-O", "high", "--br-check", "100000000"], "--br-check"),

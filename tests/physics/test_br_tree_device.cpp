@@ -1,8 +1,10 @@
-// The tree solver on the device (-S tree -x cuda, docs/tree.md "On the GPU"): its near and far
-// sums run on the GPU from device fields, and must give the host tree's velocities to 1e-12
-// relative to max |u| (periodic and free, tolerances 1e-3 and 1e-6, so far terms and window
-// terms are both exercised, and far terms through the lower-degree sets the device computes);
-// with θ = 0 it must equal the exact solver on the device to 1e-12.
+// The tree solver on the device (-S tree -x cuda, docs/tree.md "On the GPU"): its near, far
+// and edge sums run on the GPU from device fields, and must give the host tree's velocities to
+// 1e-12 relative to max |u| (periodic and free, tolerances 1e-3 and 1e-6, so far terms, window
+// terms, edge terms and far terms through the lower-degree sets the device computes are all
+// exercised); the edge terms' pair counts must be the host's, and turning them off must change
+// the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
+// device to 1e-12.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
 
@@ -29,13 +31,13 @@ mesh::Field to_device(const mesh::Field& h) {
 
 // This rank's owned velocities from `Solver` on the device (device fields in and out).
 template <class Solver>
-std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSettings& b, long* far_terms = nullptr,
-                                    long* low_terms = nullptr) {
+std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSettings& b,
+                                    model::TreeBRSolver::Totals* totals = nullptr) {
   const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
   Solver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
   solver.velocity(state, omega, out);
   if constexpr (std::is_same_v<Solver, model::TreeBRSolver>)
-    if (far_terms) *far_terms = solver.totals().cluster_terms, *low_terms = solver.totals().low_terms;
+    if (totals) *totals = solver.totals();
   exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
   return s.owned_out();
 }
@@ -49,6 +51,22 @@ double max_rel(const std::vector<double>& a, const std::vector<double>& ref) {
   }
   MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return m[0] / m[1];
+}
+
+// |a − ref|₂ / |ref|₂ over every rank (the tolerance's measure).
+double rel_2norm(const std::vector<double>& a, const std::vector<double>& ref) {
+  double m[2] = {0, 0};
+  for (size_t k = 0; k < a.size(); ++k) {
+    m[0] += (a[k] - ref[k]) * (a[k] - ref[k]);
+    m[1] += ref[k] * ref[k];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return std::sqrt(m[0] / m[1]);
+}
+
+long sum_ranks(long v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return v;
 }
 
 }  // namespace
@@ -65,20 +83,62 @@ TEST(TreeDevice, EqualsTheHostTree) {
         b.tree_theta = p.theta;
         b.tree_degree = p.degree;
         b.tree_leaf = leaf;
-        b.tree_edge = false;  // the device forms no edge terms (TreeBRSolver's constructor)
-        b.tree_dual = false;  // nor cluster-cluster terms (the device runs the single traversal)
+        b.tree_dual = false;  // the device runs the single traversal (no cluster-cluster terms)
         const auto host = s.velocity<model::TreeBRSolver>(b);
-        long terms[2] = {0, 0};  // far terms, of which through lower-degree sets (the device's)
-        const auto dev = device_velocity<model::TreeBRSolver>(s, b, &terms[0], &terms[1]);
-        MPI_Allreduce(MPI_IN_PLACE, terms, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-        const long far_all = terms[0];
+        model::TreeBRSolver::Totals t;
+        const auto dev = device_velocity<model::TreeBRSolver>(s, b, &t);
+        const long far_all = sum_ranks(t.cluster_terms), edge_all = sum_ranks(t.edge_terms),
+                   low_all = sum_ranks(t.low_terms);  // far terms through the device's lower-degree sets
         const double d = max_rel(dev, host);
         if (test::world_rank() == 0)
-          std::printf("[ compared ] tree %s TOL %.0e leaf %d: max rel diff %.3e\n", boundary, tol, leaf, d);
+          std::printf("[ compared ] tree %s TOL %.0e leaf %d: max rel diff %.3e, %ld edge terms\n", boundary, tol, leaf,
+                      d, edge_all);
         EXPECT_GT(far_all, 0) << boundary << " TOL " << tol << ": no far terms, the test would miss the far sum";
-        EXPECT_GT(terms[1], 0) << boundary << " TOL " << tol << ": no lower-degree sets used, the test would miss them";
+        EXPECT_GT(low_all, 0) << boundary << " TOL " << tol << ": no lower-degree sets used, the test would miss them";
         EXPECT_LE(d, 1e-12) << boundary << " TOL " << tol << " leaf " << leaf;
       }
+}
+
+TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
+  // A periodic cosine at TOL 1e-6, leaf 32, where the host forms edge terms (on 1 and 2 ranks):
+  // the device's must be formed too, with the host's pair counts (the same tables' cuts) and
+  // velocities to 1e-12; without them (--tree-edge-terms off) the device must stay within TOL of
+  // both and sum more direct pairs.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  app::Options o = test::br_options("consistent", "periodic", 64);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  test::BRSurfaceCase s(o, MPI_COMM_WORLD);
+  model::BRSettings b = s.c.model.br;
+  const model::TreeParameters p = model::tree_parameters(1e-6);
+  b.tree_theta = p.theta;
+  b.tree_degree = p.degree;
+  b.tree_leaf = 32;
+  b.tree_dual = false;
+  model::TreeBRSolver host_solver(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+  host_solver.velocity(s.state, s.omega, s.out);
+  const auto host = s.owned_out();
+  const model::TreeBRSolver::Totals h = host_solver.totals();
+  model::TreeBRSolver::Totals on, off;
+  const auto dev = device_velocity<model::TreeBRSolver>(s, b, &on);
+  b.tree_edge = false;
+  const auto dev_off = device_velocity<model::TreeBRSolver>(s, b, &off);
+  const double d = max_rel(dev, host), e_off = rel_2norm(dev_off, dev);
+  const long dev_terms = sum_ranks(on.edge_terms), host_terms = sum_ranks(h.edge_terms);  // (collectives: every rank)
+  if (test::world_rank() == 0)
+    std::printf("[ compared ] edge terms: device %ld (host %ld), max rel diff to the host %.3e; off: rel 2-norm %.3e\n",
+                dev_terms, host_terms, d, e_off);
+  EXPECT_GT(dev_terms, 0) << "no edge term was formed on the device";
+  EXPECT_EQ(on.edge_terms, h.edge_terms);
+  EXPECT_EQ(on.edge_proxy_pairs, h.edge_proxy_pairs);
+  EXPECT_EQ(on.edge_direct_pairs, h.edge_direct_pairs);
+  EXPECT_EQ(on.direct_pairs, h.direct_pairs);
+  EXPECT_EQ(on.proxy_pairs, h.proxy_pairs);
+  EXPECT_LE(d, 1e-12);
+  EXPECT_EQ(off.edge_terms, 0);
+  EXPECT_GT(off.direct_pairs, on.direct_pairs + on.edge_direct_pairs) << "the edge terms saved no direct pairs";
+  EXPECT_LE(e_off, 1e-6);
 }
 
 TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {
@@ -99,8 +159,8 @@ TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {
 
 TEST(TreeDevice, FirstCallEqualsTheDryRunPlan) {
   // `--dry-run -S tree -x cuda`: the migration and LET a device run's first BR call sends (or,
-  // rma, fetches) equal the plan, rank by rank and locality by locality (its owners open what a
-  // host run with edge terms would send whole: test_dry_run_tree's DeviceRunPlans... checks that).
+  // rma, fetches) equal the plan, rank by rank and locality by locality (with the host's edge
+  // terms: test_dry_run_tree's DeviceRunPlans... checks the plans are the host's).
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   for (const char* let : {"alltoallv", "sparse", "rma"})
     for (const char* boundary : {"periodic", "free"}) {

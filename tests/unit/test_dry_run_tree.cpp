@@ -93,35 +93,40 @@ TEST(DryRunTree, RefusesWhatItCannotEstimate) {
   EXPECT_THROW(app::plan_dry_run(cfg, test::world_size(), 2), NotAvailable);
 }
 
-TEST(DryRunTree, DeviceRunPlansTheHostTreeWithoutEdgeTerms) {
-  // -x cuda forms no edge terms (docs/tree.md "On the GPU"), so its owners open the clusters that
-  // the host's would send whole for them: a device run's plan (as dry_run_config makes it) must be
-  // the host tree's with edge terms off, rank by rank, and differ from the host's with them.
-  // Planned in this process for 2-4 ranks whatever the world size.
+TEST(DryRunTree, DeviceRunPlansTheHostTreeWithAndWithoutEdgeTerms) {
+  // -x cuda forms the host's edge terms (docs/tree.md "On the GPU"), so a device run's plan (as
+  // dry_run_config makes it) must be the host tree's, rank by rank, with --tree-edge-terms on
+  // (the default) and off alike; and the two settings must plan different LETs somewhere (else
+  // the test could not tell them apart). Planned in this process for 2-4 ranks whatever the
+  // world size.
   long differ = 0;
   for (const int ranks : {2, 3, 4})
     for (const char* let : kLetStrategies)
       for (const char* boundary : {"periodic", "free"}) {
-        app::Options o = tree_options(32, boundary, "uniform", let);  // (at 24² the edge terms change no LET)
-        o.br_tolerance = 1e-6;
+        app::DryRunPlan plans[2][2];  // [edge terms off, on][host, device]
+        for (const char* edge : {"off", "on"})
+          for (const char* exec : {"host", "cuda"}) {
+            app::Options o = tree_options(32, boundary, "uniform", let);  // (at 24² the edge terms change no LET)
+            o.br_tolerance = 1e-6;
+            o.tree_edge_terms = edge;
+            o.exec = exec;
+            if (o.exec == "cuda") o.gpu_transport = "staged";
+            const app::RunConfig cfg = app::dry_run_config(o, ranks);
+            EXPECT_EQ(cfg.model.br.tree_edge, o.tree_edge_terms == "on");
+            plans[o.tree_edge_terms == "on"][o.exec == "cuda"] = app::plan_dry_run(cfg, ranks, cfg.ranks_per_node);
+          }
         const std::string what = std::string(let) + " " + boundary + " on " + std::to_string(ranks) + " ranks";
-        o.exec = "cuda";
-        o.gpu_transport = "staged";
-        const app::RunConfig dev = app::dry_run_config(o, ranks);
-        o.exec = "host";
-        app::RunConfig host = app::dry_run_config(o, ranks);
-        const app::DryRunPlan with_edge = app::plan_dry_run(host, ranks, host.ranks_per_node);
-        host.model.br.tree_edge = false;
-        const app::DryRunPlan without = app::plan_dry_run(host, ranks, host.ranks_per_node);
-        const app::DryRunPlan device = app::plan_dry_run(dev, ranks, dev.ranks_per_node);
-        EXPECT_EQ(device.estimated, without.estimated) << what;
-        for (int r = 0; r < ranks; ++r) {
-          for (const char* name : {"let", "migrate"})
-            test::expect_same_pattern(find_pattern(device.per_rank[r], name), 1,
-                                      find_pattern(without.per_rank[r], name), 1, what + " " + name);
-          differ += to_others(find_pattern(with_edge.per_rank[r], "let")) !=
-                    to_others(find_pattern(without.per_rank[r], "let"));
+        for (int e : {0, 1}) {
+          EXPECT_EQ(plans[e][1].estimated, plans[e][0].estimated) << what;
+          for (int r = 0; r < ranks; ++r)
+            for (const char* name : {"let", "migrate"})
+              test::expect_same_pattern(find_pattern(plans[e][1].per_rank[r], name), 1,
+                                        find_pattern(plans[e][0].per_rank[r], name), 1,
+                                        what + " " + name + (e ? " edge terms on" : " edge terms off"));
         }
+        for (int r = 0; r < ranks; ++r)
+          differ += to_others(find_pattern(plans[1][0].per_rank[r], "let")) !=
+                    to_others(find_pattern(plans[0][0].per_rank[r], "let"));
       }
   EXPECT_GT(differ, 0) << "no case where the edge terms change the LET: the test cannot tell the plans apart";
 }

@@ -134,8 +134,8 @@ void plan_tree(Planner& p, const RunConfig& c, int ranks, bool record) {
   p.out.notes.push_back(estimated_note("migrate and let"));
   if (c.space == exec::Space::Device)
     p.out.notes.push_back("-S tree -x cuda: the migration and the LET travel through host MPI whatever the GPU "
-                          "transport (the tree's lists are built on the host), and the device forms no edge "
-                          "terms, so the LET is the one the host tree sends with edge terms off");
+                          "transport (the tree's lists are built on the host); the device forms the host's edge "
+                          "terms, so the LET is the host tree's");
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ struct Options {
   std::optional<int> tree_leaf;
   std::string let_strategy = "alltoallv";
   std::string tree_traversal = "dual";
+  std::string tree_edge_terms = "on";
   long br_check = 0;
   std::vector<long> load_snapshot;
   // Time stepping

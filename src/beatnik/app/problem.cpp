@@ -110,6 +110,8 @@ void configure_tree(const Options& o, RunConfig& c) {
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
   require(o.tree_traversal == "single" || o.tree_traversal == "dual", "--tree-traversal must be single or dual");
   b.tree_dual = o.tree_traversal == "dual";
+  require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
+  b.tree_edge = o.tree_edge_terms == "on";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;
   if (o.solver == "tree" && !b.tree_solver)
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");

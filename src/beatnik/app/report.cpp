@@ -163,7 +163,8 @@ json config_json(const Simulation& sim) {
                          {"migrate_strategy", b.migrate_strategy},
                          {"let_strategy", b.let_strategy},
                          {"traversal", b.tree_dual && c.space != exec::Space::Device ? "dual" : "single"},
-                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near and far sums" : "none"},
+                         {"edge_terms", b.tree_edge},
+                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near, far and edge sums, edge tables" : "none"},
                          {"host_phases", c.space == exec::Space::Device
                                              ? "migration, build, LET, interaction lists"
                                              : "all"}};
@@ -439,14 +440,14 @@ void print_banner(const Simulation& sim) {
     const auto& b = c.model.br;
     if (b.tree_solver) {
       fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
-                 "migration {}, LET {}, {} traversal\n",
+                 "migration {}, LET {}, {} traversal, edge terms {}\n",
                  b.tree_theta, b.tree_degree, b.tree_leaf,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
-                 b.tree_dual && c.space != exec::Space::Device ? "dual" : "single");
+                 b.tree_dual && c.space != exec::Space::Device ? "dual" : "single", b.tree_edge ? "on" : "off");
       if (c.space == exec::Space::Device)
-        fmt::print("  BR on GPU   upward pass, near and far sums on the device; migration, tree build, LET and "
+        fmt::print("  BR on GPU   upward pass, near, far and edge sums, edge tables on the device; migration, tree build, LET and "
                    "interaction lists on the host (the sums overlap the lists)\n");
     } else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "

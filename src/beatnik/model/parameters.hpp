@@ -30,7 +30,7 @@ struct BRSettings {
   double tree_theta = 0.6;
   int tree_degree = 8;
   int tree_leaf = 64;
-  bool tree_edge = true;  // edge terms for clusters cut by the image window's edge (internal switch)
+  bool tree_edge = true;  // --tree-edge-terms: edge terms for clusters cut by the image window's edge
   // --tree-traversal: single (particle–cluster: every target batch walks the source trees) or
   // dual (cluster–cluster far field on the host: target clusters interpolate; -x cuda keeps single).
   bool tree_dual = true;

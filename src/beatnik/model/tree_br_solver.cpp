@@ -157,7 +157,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
         far();
       }
     }
-    {
+    if (!(device_ && computes(gate_))) {  // compute_device() sums the edge terms on the device
       Timers::Scope l(timers_, "br.tree.compute.edge");
       edges();
     }
@@ -221,9 +221,8 @@ void build_source_tree(search::ClusterTree& tree, const double* own, long n, int
 }
 
 tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo, exec::Space space) {
-  // -x cuda forms no edge terms: they would run on the host (5.4 s per call at 1024² on 16 cores
-  // against 1.1 s for the whole call with the cut clusters summed directly on the GPU).
-  const bool edge = settings.tree_edge && space == exec::Space::Host;
+  (void)space;  // host and device form the same edge terms (-x cuda sums them on the device)
+  const bool edge = settings.tree_edge;
   BRImages images;
   images.k = settings.images;
   images.centred = settings.centred;
@@ -521,48 +520,57 @@ long TreeBRSolver::low_terms(int b) const {
   return k * sources_[0].clusters[tree_.leaves()[b]].count();
 }
 
-// Edge terms (tree_edge.hpp): one prefix table per (tree, cluster, dimension, proxy set) the
-// lists use, built here (in parallel); then every batch's terms in list order into the far
-// field, on the host also with -x cuda (after the device's far sum).
-void TreeBRSolver::edges() {
-  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.edge");
+// The (tree, cluster, axis, set) of every edge term of the lists, each once, sorted; and per
+// batch the key index of each of its terms (edge_table_).
+std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
   const int nb = static_cast<int>(edge_.size());
   std::vector<std::array<int, 4>> keys;
   for (int b = 0; b < nb; ++b)
     for (const Term& e : edge_[b]) keys.push_back({e.tree, e.cluster, e.axis, e.low});
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  const int nk = static_cast<int>(keys.size());
-  tables_.resize(nk);
-  const int p = settings_.tree_degree;
-  const double theta = settings_.tree_theta;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int k = 0; k < nk; ++k) {
-    const auto [s, c, axis, low] = keys[k];
-    const tree::SourceTree& S = sources_[s];
-    const search::Cluster& C = S.clusters[c];
-    int dg[3];
-    const double* proxies;
-    int m;
-    if (low >= 0) {
-      const LowSets& l = low_[s];
-      std::copy_n(&l.degrees[3 * low], 3, dg);
-      proxies = &l.pts[l.start[low]];
-      m = l.count[low];
-    } else {
-      m = grid_degrees(C, p, theta, dg);
-      if (m != S.proxy_count[c]) throw Error("tree solver: a cluster's proxy grid differs from its owner's");
-      proxies = &S.proxies[S.proxy_start[c]];
-    }
-    tree::build_edge_table(C, S.pts.data(), S.n, axis, dg, proxies, m, tables_[k]);
-  }
   edge_table_.resize(nb);
+#pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nb; ++b) {
     edge_table_[b].clear();
     for (const Term& e : edge_[b]) {
       const std::array<int, 4> key{e.tree, e.cluster, e.axis, e.low};
       edge_table_[b].push_back(int(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin()));
     }
+  }
+  return keys;
+}
+
+// The proxy set of an edge key: its grid degrees dg, its m proxies' positions (returned).
+const double* TreeBRSolver::edge_set(const std::array<int, 4>& key, int* dg, int& m) const {
+  const auto [s, c, axis, low] = key;
+  const tree::SourceTree& S = sources_[s];
+  if (low >= 0) {
+    const LowSets& l = low_[s];
+    std::copy_n(&l.degrees[3 * low], 3, dg);
+    m = l.count[low];
+    return &l.pts[l.start[low]];
+  }
+  m = grid_degrees(S.clusters[c], settings_.tree_degree, settings_.tree_theta, dg);
+  if (m != S.proxy_count[c]) throw Error("tree solver: a cluster's proxy grid differs from its owner's");
+  return &S.proxies[S.proxy_start[c]];
+}
+
+// Edge terms (tree_edge.hpp): one prefix table per (tree, cluster, dimension, proxy set) the
+// lists use, built here (in parallel); then every batch's terms in list order into the far
+// field. -x cuda: edges_device().
+void TreeBRSolver::edges() {
+  if (!computes(gate_)) return gate_->stand_in("br.tree.compute.edge");
+  const int nb = static_cast<int>(edge_.size());
+  const std::vector<std::array<int, 4>> keys = edge_keys();
+  const int nk = static_cast<int>(keys.size());
+  tables_.resize(nk);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < nk; ++k) {
+    const tree::SourceTree& S = sources_[keys[k][0]];
+    int dg[3], m;
+    const double* proxies = edge_set(keys[k], dg, m);
+    tree::build_edge_table(S.clusters[keys[k][1]], S.pts.data(), S.n, keys[k][2], dg, proxies, m, tables_[k]);
   }
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
@@ -635,6 +643,7 @@ void TreeBRSolver::compute_device() {
   }
   near_.resize(nb);
   far_.resize(nb);
+  edge_.resize(nb);
   dev_near_.resize(nb);
   dev_far_.resize(nb);
   // The pools were placed and filled with the lower-degree sets (low_device); the targets are
@@ -664,6 +673,10 @@ void TreeBRSolver::compute_device() {
   device_->finish(acc_near_.data(), acc_far_.data(), load_.direct_pairs, load_.proxy_pairs);
   load_.cluster_terms = cluster_terms();
   load_.low_terms = low;
+  {
+    Timers::Scope l(timers_, "br.tree.compute.edge");
+    edges_device();
+  }
   if (timers_) {
     timers_->add("br.tree.compute.lists", list_s);
     timers_->add("br.tree.compute.pack", device_->pack_s);
@@ -671,6 +684,65 @@ void TreeBRSolver::compute_device() {
     timers_->add("br.tree.compute.wait", device_->finish_s);
     timers_->add("br.tree.compute.near.kernel", device_->near_kernel_s);
     timers_->add("br.tree.compute.far.kernel", device_->far_kernel_s);
+  }
+}
+
+// -x cuda: the edge terms' tables built on the device from the pools the sums uploaded (the
+// sources of every tree, the proxies and lower-degree sets), then their sums, batch by batch in
+// list order, added into the far field after the device's far sums (as the host's edges()).
+void TreeBRSolver::edges_device() {
+  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  const double t0 = now();
+  const std::vector<std::array<int, 4>> keys = edge_keys();
+  const int nk = static_cast<int>(keys.size());
+  const int nt = static_cast<int>(sources_.size());
+  std::vector<EdgeTableSpec> specs(nk);
+  for (int k = 0; k < nk; ++k) {
+    const auto [s, c, axis, low] = keys[k];
+    const tree::SourceTree& S = sources_[s];
+    const search::Cluster& C = S.clusters[c];
+    EdgeTableSpec& e = specs[k];
+    const double* proxies = edge_set(keys[k], e.dg, e.m);
+    // The far pool holds every tree's proxies (arrays 0 .. nt−1), then its lower-degree sets.
+    e.prox = low >= 0 ? device_->base(true, nt + s) + (proxies - low_[s].pts.data())
+                      : device_->base(true, s) + (proxies - S.proxies.data());
+    e.src = device_->base(false, s) + C.begin;
+    e.stride = S.n;
+    e.n = C.count();
+    e.axis = axis;
+    e.block = tree::edge_block(e.m);
+    for (int d = 0; d < 3; ++d) {
+      e.lo[d] = C.lo[d];
+      e.hi[d] = C.hi[d];
+    }
+  }
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = static_cast<int>(edge_.size());
+  std::vector<long> first(nb + 1, 0), start(nb + 1, 0);
+  std::vector<EdgeTermDev> terms;
+  for (int b = 0; b < nb; ++b) {
+    first[b] = cl[leaves[b]].begin;
+    if (b > 0 && cl[leaves[b - 1]].end != first[b]) throw Error("tree solver: the batches are not consecutive");
+    for (size_t i = 0; i < edge_[b].size(); ++i)
+      terms.push_back({edge_table_[b][i], edge_[b][i].mx, edge_[b][i].my});
+    start[b + 1] = static_cast<long>(terms.size());
+    load_.edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
+  }
+  first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
+  const double host_s = now() - t0;
+  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  edge_dev_->build(specs, device_->near_pool(), device_->far_pool(), settings_.tree_degree);
+  edge_dev_->sum(device_->targets(), sources_[0].n, first, start, terms, rules_.images, eps_, acc_far_.data());
+  load_.edge_proxy_pairs = edge_dev_->proxy_pairs;
+  load_.edge_direct_pairs = edge_dev_->direct_pairs;
+  load_.edge_tables = nk;
+  load_.edge_bytes = edge_dev_->bytes;
+  if (timers_) {
+    timers_->add("br.tree.compute.edge.keys", host_s);
+    timers_->add("br.tree.compute.edge.tables", edge_dev_->tables_s);
+    timers_->add("br.tree.compute.edge.kernel", edge_dev_->kernel_s);
+    timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
   }
 }
 

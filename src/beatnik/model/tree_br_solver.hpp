@@ -21,18 +21,21 @@
 // summed directly: the exact solver's sum up to the order of the additions.
 //
 // Any rank count; with -x cuda the upward pass (model/tree_upward.hpp), the lower-degree sets'
-// strengths (model/tree_low_device.hpp) and the near and far sums (model/tree_sums_device.hpp)
-// run on the device, everything else on the host from copied positions: the particles live on the cutoff
+// strengths (model/tree_low_device.hpp), the near and far sums (model/tree_sums_device.hpp) and
+// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device, everything
+// else on the host from copied positions: the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
 // br.tree.build, br.tree.upward, br.tree.let, br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
-// .far.kernel, which overlap the host's .lists), br.tree.to_surface. Skeleton mode (a skipping
+// .far.kernel, which overlap the host's .lists, then .edge with .edge.keys (host), .edge.tables,
+// .edge.kernel, .edge.copy), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
 // them); the proxies' interpolation (upward), the lower-degree sets, the lists and the sums stand
 // in, and the velocities returned are zero.
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -48,6 +51,7 @@
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_edge_device.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
 #include "beatnik/model/tree_low.hpp"
@@ -68,7 +72,7 @@ TreeParameters tree_parameters(double tolerance);
 using tree::kTreeMaxDegree;
 
 // The walk's rules (images, θ, edge terms) of a run's settings on its geometry and execution
-// space (the device forms no edge terms). The solver and the dry run plan the same LET by it.
+// space (host and device alike). The solver and the dry run plan the same LET by it.
 tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo, exec::Space space);
 // This rank's own SourceTree from its particles `own` ([x|y|z|qx|qy|qz], n each, in the order
 // they arrived): `tree` built over them (leaf size `leaf`), the particles in tree order. Shared
@@ -141,6 +145,9 @@ class TreeBRSolver : public BRSolver {
   void near();
   void far();
   void edges();
+  std::vector<std::array<int, 4>> edge_keys();
+  const double* edge_set(const std::array<int, 4>& key, int* dg, int& m) const;
+  void edges_device();
   long cluster_terms() const;
   long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
@@ -216,6 +223,7 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
   std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
   std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
+  std::unique_ptr<TreeEdgeDevice> edge_dev_;  // -x cuda: the edge terms' tables and sums on the device
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -17,9 +17,7 @@ void build_edge_table(const search::Cluster& C, const double* pts, long stride, 
   t.axis = axis;
   t.m = m;
   t.n = n;
-  // About m/4 sources between rows: per target at most block/2 direct pairs beside the m proxy
-  // pairs, and 3m/block ≈ 12 doubles of prefix per source (a row per source would be 3m).
-  t.block = block > 0 ? block : std::clamp(m / 4, 8, 64);
+  t.block = block > 0 ? block : edge_block(m);
   t.proxies = proxies;
   std::vector<long> order(n);
   std::iota(order.begin(), order.end(), C.begin);

@@ -9,6 +9,7 @@
 // direct window test, ties included) and adds the interval through the proxies, as
 // prefix[hi] − prefix[lo] with the part beyond the nearest prefix row summed directly (added
 // or taken off). Per target O(proxies + block + log |C|), whatever the size of C.
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -28,9 +29,14 @@ struct EdgeTable {
   size_t bytes() const { return (src.size() + prefix.size()) * sizeof(double); }
 };
 
+// Sources between prefix rows for a set of m proxies: about m/4, so per target at most block/2
+// direct pairs beside the m proxy pairs, and 3m/block ≈ 12 doubles of prefix per source (a row
+// per source would be 3m). The host and device tables use the same rule.
+inline long edge_block(int m) { return std::clamp(m / 4, 8, 64); }
+
 // The table of cluster C (its sources [C.begin, C.end) of pts, SoA with `stride` entries each)
 // along `axis` for the proxy set with grid degrees dg at positions `proxies` (m of them); a row
-// every `block` sources (0: about m/4, the solver's choice; 1: every prefix, no direct pairs).
+// every `block` sources (0: edge_block(m), the solver's choice; 1: every prefix, no direct pairs).
 void build_edge_table(const search::Cluster& C, const double* pts, long stride, int axis, const int* dg,
                       const double* proxies, int m, EdgeTable& t, long block = 0);
 

@@ -58,6 +58,11 @@ class TreeSumsDevice {
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
   // every target of a launched batch overwritten); the pairs each field summed.
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
+  // For the edge terms (tree_edge_device.hpp): the device pools (array i at base(far, i)) and
+  // the targets begin() placed.
+  const double* near_pool() const { return near_pool_.data(); }
+  const double* far_pool() const { return far_pool_.data(); }
+  const double* targets() const { return tgt_.data(); }
   // Seconds of the last call: host flattening (launch), target upload (begin), device time of the
   // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
   // the wait and download (finish).

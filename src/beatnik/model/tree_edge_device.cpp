@@ -1,0 +1,384 @@
+// Edge-term tables and sums in one space (tree_edge_device.hpp). Compiled by nvcc in the CUDA
+// build (the lambdas run as device kernels there, the sort is CUB's segmented stable sort), by
+// the host compiler otherwise (std::stable_sort per table).
+#include "beatnik/model/tree_edge_device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <string>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/scratch.hpp"
+#include "beatnik/model/tree_lagrange.hpp"
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+#include <cub/device/device_segmented_sort.cuh>
+#endif
+
+namespace beatnik::model {
+namespace {
+
+using Tab = TreeEdgeDevice::Tab;
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// The last table in [0, nt) whose field `key` is ≤ i (ascending; the first's is 0).
+BEATNIK_HOST_DEVICE inline int table_of(const Tab* t, int nt, long i, long Tab::*key) {
+  int lo = 0, hi = nt - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t[mid].*key <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The nearest image a₀ ∈ {−1, 0, 1} of a separation: the direct kernel's window predicate.
+BEATNIK_HOST_DEVICE inline int nearest(double sep, double L, double h) {
+  const double c = image_centre(sep, L, h);
+  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
+}
+
+// The first k of the sorted keys whose nearest image from r is below `bound` (a₀ is
+// non-increasing along them, so the test holds on a prefix): the edge_sum's cut_lo with
+// bound m + K + 1, its cut_hi with m − K.
+BEATNIK_HOST_DEVICE inline long cut(const double* key, long n, double r, double L, double h, int bound) {
+  long a = 0, c = n;
+  while (a < c) {
+    const long mid = a + (c - a) / 2;
+    if (nearest(r - key[mid], L, h) >= bound) a = mid + 1;
+    else c = mid;
+  }
+  return a;
+}
+
+BEATNIK_HOST_DEVICE inline long least(long a, long b) { return a < b ? a : b; }
+
+BEATNIK_HOST_DEVICE inline void add_count(unsigned long long* p, unsigned long long v) {
+  if (v == 0) return;
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, v);
+#else
+  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+// Sign · the velocity at (x, y, z) of the sorted sources [k0, k1) of s (n each), shifted by (ox, oy).
+BEATNIK_HOST_DEVICE inline void direct(const double* s, long n, long k0, long k1, double ox, double oy, double x,
+                                       double y, double z, double eps, double sign, double* v) {
+  double wx = 0.0, wy = 0.0, wz = 0.0;
+  for (long k = k0; k < k1; ++k)
+    br_pair(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps, wx, wy,
+            wz);
+  v[0] += sign * wx;
+  v[1] += sign * wy;
+  v[2] += sign * wz;
+}
+
+// The kernels: free functions (nvcc's extended lambdas may not live in a private member).
+
+// Sort keys (coordinate `axis`, +0.0 so that −0 sorts with +0 as `<` does) and source numbers.
+void keys_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* pool, double* keys, int* vals) {
+  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) {
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::item)];
+    const long r = i - t.item;
+    keys[i] = pool[t.src + t.axis * t.stride + r] + 0.0;
+    vals[i] = static_cast<int>(r);
+  });
+}
+
+// Each table's segment sorted by key, ties in their input (tree) order.
+void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, const long* segs, const double* keys,
+                 double* keys_out, const int* vals, int* vals_out, exec::Buffer<char>& temp) {
+  if (S == exec::Space::Host) {  // vals are 0 .. n−1 per segment
+    (void)vals;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < nt; ++k) {
+      const long a = host[k].item, n = host[k].n;
+      int* v = vals_out + a;
+      std::iota(v, v + n, 0);
+      std::stable_sort(v, v + n, [&](int x, int y) { return keys[a + x] < keys[a + y]; });
+      for (long r = 0; r < n; ++r) keys_out[a + r] = keys[a + v[r]];
+    }
+    return;
+  }
+#if defined(BEATNIK_DEVICE_COMPILE)
+  size_t bytes = 0;
+  cudaError_t e = cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, keys, keys_out, vals, vals_out, N, nt, segs,
+                                                            segs + 1, exec::detail::stream());
+  if (e == cudaSuccess) {
+    exec::grow(temp, S, std::max<size_t>(bytes, 1));
+    e = cub::DeviceSegmentedSort::StableSortPairs(temp.data(), bytes, keys, keys_out, vals, vals_out, N, nt, segs,
+                                                  segs + 1, exec::detail::stream());
+  }
+  if (e != cudaSuccess) throw Error(std::string("tree edge tables: CUB segmented sort failed: ") + cudaGetErrorString(e));
+#else
+  (void)N, (void)segs, (void)temp;
+  exec::no_device_backend("tree edge tables");
+#endif
+}
+
+// The sorted sources of the tables' items [i0, i0 + N), and each one's Lagrange values on its
+// grid (W per source, item i at lag[(i − i0)·W]).
+void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const double* pool, const int* vals,
+                 const double* nodes, int p1, double* sorted, double* lag) {
+  const int W = 3 * p1, NW = 6 * p1;
+  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long q) {
+    const long i = i0 + q;
+    const int k = table_of(tabs, nt, i, &Tab::item);
+    const Tab& t = tabs[k];
+    const long r = i - t.item, from = t.src + vals[i];
+    double* o = sorted + t.sorted;
+    for (int c = 0; c < 6; ++c) o[c * t.n + r] = pool[from + c * t.stride];
+    const double* nd = nodes + size_t(k) * NW;
+    for (int d = 0; d < 3; ++d) tree::lagrange(o[d * t.n + r], t.dg[d], nd + d * p1, nd + W + d * p1, lag + q * W + d * p1);
+  });
+}
+
+// Per table, block j and proxy of the (block, proxy) items [c0, c0 + items): the strengths of
+// sources [j·block, (j+1)·block) into row j + 1 (their Lagrange values from item i0 on in lag).
+void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, int nt, const double* sorted,
+                 const double* lag, int p1, double* prefix) {
+  const int W = 3 * p1;
+  exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long h) {
+    const long i = c0 + h;
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::citem)];
+    const long local = i - t.citem, j = local / t.m;
+    const int idx = static_cast<int>(local % t.m), n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
+    const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
+    const double* q = sorted + t.sorted + 3 * t.n;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (long r = j * t.block; r < (j + 1) * t.block; ++r) {
+      const double* Lr = lag + (t.item + r - i0) * W;
+      const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+      s0 += f * q[r];
+      s1 += f * q[t.n + r];
+      s2 += f * q[2 * t.n + r];
+    }
+    double* o = prefix + t.prefix + (j + 1) * 3 * t.m;
+    o[idx] = s0;
+    o[t.m + idx] = s1;
+    o[2 * t.m + idx] = s2;
+  });
+}
+
+// Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
+void scan_pass(exec::Space S, long items, const Tab* tabs, int nt, double* prefix) {
+  exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long i) {
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::pitem)];
+    const long idx = i - t.pitem, row = 3L * t.m;
+    double* P = prefix + t.prefix;
+    for (int c = 0; c < 3; ++c) {
+      double v = 0.0;
+      P[c * t.m + idx] = 0.0;
+      for (long j = 1; j <= t.rows; ++j) {
+        v += P[j * row + c * t.m + idx];
+        P[j * row + c * t.m + idx] = v;
+      }
+    }
+  });
+}
+
+// Per target: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term).
+void sum_pass(exec::Space S, long n, const double* tgt, int nb, const long* first, const long* start,
+              const EdgeTermDev* terms, const Tab* tabs, const double* sorted, const double* prefix,
+              const double* prox, BRImages img, double eps, double* acc, unsigned long long* counts) {
+  exec::parallel_for(S, n, [=] BEATNIK_HOST_DEVICE(long q) {
+    double u[3] = {0.0, 0.0, 0.0};
+    if (nb > 0 && q >= first[0] && q < first[nb]) {
+      int b = 0, hb = nb - 1;  // the last batch whose first target is ≤ q
+      while (b < hb) {
+        const int mid = (b + hb + 1) / 2;
+        if (first[mid] <= q) b = mid;
+        else hb = mid - 1;
+      }
+      const double x = tgt[q], y = tgt[n + q], z = tgt[2 * n + q];
+      unsigned long long pp = 0, dp = 0;
+      for (long i = start[b]; i < start[b + 1]; ++i) {
+        const EdgeTermDev e = terms[i];
+        const Tab& t = tabs[e.table];
+        const int d = t.axis, mm = d == 0 ? e.mx : e.my, m = t.m, K = img.k;
+        const double L = img.period[d], h = img.centring_half(d), r = d == 0 ? x : y;
+        const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
+        const double* s = sorted + t.sorted;
+        const double* key = s + d * t.n;
+        const long lo = cut(key, t.n, r, L, h, mm + K + 1), hi = cut(key, t.n, r, L, h, mm - K);
+        if (hi <= lo) continue;
+        const long B = t.block, rows = t.rows;
+        const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
+        double v[3] = {0.0, 0.0, 0.0};
+        if (jh <= jl) {
+          direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
+          dp += hi - lo;
+        } else {
+          const double *Qh = prefix + t.prefix + 3 * m * jh, *Ql = prefix + t.prefix + 3 * m * jl;
+          const double *px = prox + t.prox, *py = px + m, *pz = py + m;
+          for (int k = 0; k < m; ++k)
+            br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
+                    Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
+          pp += m;
+          if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+          else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+          if (jl * B <= lo) direct(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+          else direct(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
+          dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
+        }
+        for (int c = 0; c < 3; ++c) u[c] += v[c];
+      }
+      add_count(counts, pp);
+      add_count(counts + 1, dp);
+    }
+    for (int c = 0; c < 3; ++c) acc[c * n + q] = u[c];
+  });
+}
+
+}  // namespace
+
+TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
+    : space_(space),
+      tabs_(space, 0),
+      nodes_(space, 0),
+      keys_(space, 0),
+      keys_sorted_(space, 0),
+      sorted_(space, 0),
+      prefix_(space, 0),
+      lagrange_(space, 0),
+      acc_(space, 0),
+      vals_(space, 0),
+      vals_sorted_(space, 0),
+      segs_(space, 0),
+      first_(space, 0),
+      start_(space, 0),
+      terms_(space, 0),
+      counts_(space, 2),
+      temp_(space, 0) {}
+
+namespace {
+// The data of v in space s: a copy in b (grown as needed); v itself on the host.
+template <class T>
+T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
+  exec::grow(b, s, std::max<size_t>(n, 1));
+  if (n) exec::copy(b.data(), s, v, exec::Space::Host, n);
+  return b.data();
+}
+}  // namespace
+
+void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool,
+                           int p) {
+  const exec::Space S = space_;
+  const double t0 = now();
+  const int nt = static_cast<int>(specs.size());
+  const int p1 = p + 1, NW = 6 * p1;
+  host_tabs_.resize(nt);
+  std::vector<double> nodes(size_t(nt) * NW, 0.0);
+  std::vector<long> segs(nt + 1, 0);
+  long item = 0, sorted = 0, pre = 0, citem = 0, pitem = 0;
+  for (int k = 0; k < nt; ++k) {
+    const EdgeTableSpec& e = specs[k];
+    if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
+    Tab& t = host_tabs_[k];
+    const long rows = e.n / e.block;
+    t = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis, {0, 0, 0}};
+    for (int d = 0; d < 3; ++d) {
+      if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
+      t.dg[d] = e.dg[d];
+      tree::chebyshev(e.lo[d], e.hi[d], e.dg[d], &nodes[size_t(k) * NW + d * p1], &nodes[size_t(k) * NW + 3 * p1 + d * p1]);
+    }
+    segs[k] = item;
+    item += e.n;
+    sorted += 6 * e.n;
+    pre += 3L * e.m * (rows + 1);
+    citem += rows * e.m;
+    pitem += e.m;
+  }
+  segs[nt] = item;
+  items_ = item;
+  p_ = p;
+  bytes = (sorted + pre) * long(sizeof(double));
+  prox_pool_ = prox_pool;
+  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size());
+  const double* nd = place(nodes_, S, nodes.data(), nodes.size());
+  const long* sg = place(segs_, S, segs.data(), segs.size());
+  exec::grow(keys_, S, std::max(item, 1L));
+  exec::grow(keys_sorted_, S, std::max(item, 1L));
+  exec::grow(vals_, S, std::max(item, 1L));
+  exec::grow(vals_sorted_, S, std::max(item, 1L));
+  exec::grow(sorted_, S, std::max(sorted, 1L));
+  exec::grow(prefix_, S, std::max(pre, 1L));
+  if (nt > 0 && item > 0) {
+    keys_pass(S, item, tabs, nt, src_pool, keys_.data(), vals_.data());
+    stable_sort(S, item, nt, host_tabs_, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(), temp_);
+    // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
+    // tables at a time, at most max_lagrange_items sources unless one table has more.
+    long most = 0;
+    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
+      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
+      most = std::max(most, (k1 < nt ? host_tabs_[k1].item : item) - host_tabs_[k0].item);
+    }
+    exec::grow(lagrange_, S, std::max(most * 3 * p1, 1L));
+    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
+      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
+      const long i0 = host_tabs_[k0].item, i1 = k1 < nt ? host_tabs_[k1].item : item;
+      const long c0 = host_tabs_[k0].citem, c1 = k1 < nt ? host_tabs_[k1].citem : citem;
+      gather_pass(S, i0, i1 - i0, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
+      blocks_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
+    }
+  }
+  if (nt > 0) scan_pass(S, pitem, tabs, nt, prefix_.data());
+  exec::fence(S);
+  tables_s = now() - t0;
+}
+
+void TreeEdgeDevice::sum(const double* tgt, long n, const std::vector<long>& first, const std::vector<long>& start,
+                         const std::vector<EdgeTermDev>& terms, const BRImages& img, double eps, double* acc) {
+  const exec::Space S = space_, H = exec::Space::Host;
+  const int nb = static_cast<int>(first.size()) - 1;
+  proxy_pairs = direct_pairs = 0;
+  kernel_s = copy_s = 0;
+  if (n <= 0 || nb <= 0 || terms.empty()) return;
+  if (start.size() != first.size() || start.back() != static_cast<long>(terms.size()) || first.back() > n)
+    throw Error("tree edge sums: batch and term lists do not match");
+  for (const EdgeTermDev& e : terms)
+    if (e.table < 0 || e.table >= static_cast<int>(host_tabs_.size())) throw Error("tree edge sums: no such table");
+  double t = now();
+  const long* fd = place(first_, S, first.data(), first.size());
+  const long* sd = place(start_, S, start.data(), start.size());
+  const EdgeTermDev* td = place(terms_, S, terms.data(), terms.size());
+  exec::grow(acc_, S, 3 * size_t(n));
+  counts_.zero();
+  exec::fence(S);
+  copy_s = now() - t;
+  t = now();
+  sum_pass(S, n, tgt, nb, fd, sd, td, tabs_.data(), sorted_.data(), prefix_.data(), prox_pool_, img, eps, acc_.data(),
+           counts_.data());
+  exec::fence(S);
+  kernel_s = now() - t;
+  t = now();
+  unsigned long long c[2] = {0, 0};
+  exec::copy(c, H, counts_.data(), S, 2);
+  proxy_pairs = static_cast<long>(c[0]);
+  direct_pairs = static_cast<long>(c[1]);
+  std::vector<double> u(3 * size_t(n));
+  exec::copy(u.data(), H, acc_.data(), S, 3 * size_t(n));
+#pragma omp parallel for
+  for (long k = 0; k < 3 * n; ++k) acc[k] += u[k];
+  copy_s += now() - t;
+}
+
+std::vector<double> TreeEdgeDevice::sorted(int k) const {
+  const Tab& t = host_tabs_.at(k);
+  std::vector<double> out(6 * size_t(t.n));
+  exec::copy(out.data(), exec::Space::Host, sorted_.data() + t.sorted, space_, out.size());
+  return out;
+}
+
+std::vector<double> TreeEdgeDevice::prefix(int k) const {
+  const Tab& t = host_tabs_.at(k);
+  std::vector<double> out(3 * size_t(t.m) * (t.rows + 1));
+  exec::copy(out.data(), exec::Space::Host, prefix_.data() + t.prefix, space_, out.size());
+  return out;
+}
+
+}  // namespace beatnik::model

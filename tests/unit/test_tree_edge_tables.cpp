@@ -1,0 +1,181 @@
+// The edge terms' tables and sums of -x cuda (model/tree_edge_device.hpp) against the host's
+// (model/tree_edge.hpp: build_edge_table, edge_sum): on a wavy sheet whose coordinates repeat
+// (rounded to a grid, with −0 and +0 among them, so the stable order of ties matters), for
+// clusters from the root to a leaf, both axes and several degrees and blocks, the sorted sources
+// must be the host's exactly and the prefix rows equal to 1e-12 of the table's largest; the
+// sums over cut windows must equal edge_sum's to 1e-12 of max |u| with the same pair counts;
+// tables built in small groups (a bound on the Lagrange values held) must be the same bits.
+// Built twice: host (test_tree_edge_tables) and, in the CUDA build, device
+// (test_tree_edge_tables_device, needs a GPU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/exec/space.hpp"
+#include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_edge_device.hpp"
+#include "beatnik/model/tree_interp.hpp"
+#include "beatnik/search/cluster_tree.hpp"
+#include "support/test_support.hpp"
+
+using namespace beatnik;
+namespace mt = beatnik::model::tree;
+
+namespace {
+
+#if defined(TREE_EDGE_ON_DEVICE)
+const exec::Space kSpace = exec::Space::Device;
+#else
+const exec::Space kSpace = exec::Space::Host;
+#endif
+
+// A copy of host data in kSpace (kept alive by the returned buffer).
+exec::Buffer<double> in_space(const std::vector<double>& v) {
+  exec::Buffer<double> b(kSpace, std::max<size_t>(v.size(), 1));
+  exec::copy(b.data(), kSpace, v.data(), exec::Space::Host, v.size());
+  return b;
+}
+
+}  // namespace
+
+TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
+#if defined(TREE_EDGE_ON_DEVICE)
+  ASSERT_TRUE(exec::device_count() > 0) << "the CUDA build's device tests need a visible GPU";
+  exec::set_device(0);
+#endif
+  const long n = 4000;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> raw(6 * n);
+  for (long k = 0; k < n; ++k) {
+    // On a grid of 0.05 in x and y: many equal coordinates; y = −0 for some, +0 for others.
+    const double x = std::round(60 * u(rng)) / 20, y = std::round(60 * u(rng)) / 20;
+    raw[k] = x;
+    raw[n + k] = (y == 0.0 && k % 2) ? -0.0 : y;
+    raw[2 * n + k] = 0.05 * std::sin(2 * x) * std::cos(y);
+    for (int c = 3; c < 6; ++c) raw[c * n + k] = u(rng);
+  }
+  search::ClusterTree ct;
+  ct.build(raw.data(), raw.data() + n, raw.data() + 2 * n, n, 40);
+  const std::vector<long>& order = ct.order();
+  std::vector<double> pts(6 * n);  // tree order
+  for (long q = 0; q < n; ++q)
+    for (int c = 0; c < 6; ++c) pts[c * n + q] = raw[c * n + order[q]];
+  const auto& cl = ct.clusters();
+  // Clusters from the root down to a leaf (the first child each time), and a second leaf.
+  std::vector<int> picks;
+  for (int c = 0;; c = cl[c].child[0]) {
+    picks.push_back(c);
+    if (cl[c].leaf()) break;
+  }
+  picks.push_back(ct.leaves().back());
+
+  std::vector<model::EdgeTableSpec> specs;
+  std::vector<mt::EdgeTable> host;
+  std::vector<double> proxies;
+  std::vector<long> prox_at;
+  for (int c : picks)
+    for (int p : {3, 8})
+      for (int axis : {0, 1})
+        for (long block : {0L, 5L}) {
+          int dg[3];
+          const int m = mt::grid_degrees(cl[c], p, 0.4, dg);
+          prox_at.push_back(static_cast<long>(proxies.size()));
+          proxies.resize(proxies.size() + 6 * size_t(m));
+          mt::interpolate(cl[c], dg, pts.data(), n, cl[c].begin, cl[c].end, &proxies[prox_at.back()], m);
+          model::EdgeTableSpec e;
+          e.src = cl[c].begin;
+          e.stride = n;
+          e.n = cl[c].count();
+          e.prox = prox_at.back();
+          e.m = m;
+          e.axis = axis;
+          e.block = block > 0 ? block : mt::edge_block(m);
+          for (int d = 0; d < 3; ++d) {
+            e.dg[d] = dg[d];
+            e.lo[d] = cl[c].lo[d];
+            e.hi[d] = cl[c].hi[d];
+          }
+          specs.push_back(e);
+          host.emplace_back();
+        }
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const model::EdgeTableSpec& e = specs[k];
+    mt::build_edge_table(cl[picks[k / 8]], pts.data(), n, e.axis, e.dg, &proxies[e.prox], e.m, host[k], e.block);
+  }
+  const exec::Buffer<double> dpts = in_space(pts), dprox = in_space(proxies);
+  model::TreeEdgeDevice dev(kSpace);
+  dev.build(specs, dpts.data(), dprox.data(), 8);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const std::vector<double> s = dev.sorted(static_cast<int>(k)), q = dev.prefix(static_cast<int>(k));
+    EXPECT_EQ(s, host[k].src) << "table " << k << ": the sorted sources differ";
+    ASSERT_EQ(q.size(), host[k].prefix.size()) << "table " << k;
+    double d = 0, m = 0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      d = std::max(d, std::abs(q[i] - host[k].prefix[i]));
+      m = std::max(m, std::abs(host[k].prefix[i]));
+    }
+    EXPECT_LE(d, 1e-12 * m) << "table " << k << " (" << specs[k].n << " sources, axis " << specs[k].axis << ", "
+                            << specs[k].m << " proxies, block " << specs[k].block << ")";
+  }
+
+  // Built in groups of tables (as big runs are, to bound the Lagrange values held): the same bits.
+  model::TreeEdgeDevice grouped(kSpace);
+  grouped.max_lagrange_items = 700;
+  grouped.build(specs, dpts.data(), dprox.data(), 8);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    EXPECT_EQ(grouped.sorted(static_cast<int>(k)), dev.sorted(static_cast<int>(k))) << "table " << k;
+    EXPECT_EQ(grouped.prefix(static_cast<int>(k)), dev.prefix(static_cast<int>(k))) << "table " << k;
+  }
+
+  // Sums: every leaf a batch; its terms cut by the window's edge (period 6 over points in [−3, 3]:
+  // image ±2 along the table's axis is taken by the pairs at separation ≥ 3 only), in list order.
+  model::BRImages img;
+  img.k = 1;
+  img.centred = true;
+  img.period[0] = img.period[1] = 6.0;
+  const double eps = 1e-4;
+  const std::vector<int>& leaves = ct.leaves();
+  const int nb = static_cast<int>(leaves.size());
+  std::vector<long> first(nb + 1), start(nb + 1, 0);
+  std::vector<model::EdgeTermDev> terms;
+  std::vector<double> ref(3 * n, 0.0), got(3 * n, 0.0);
+  long pp = 0, dp = 0, cut_terms = 0;
+  for (int b = 0; b < nb; ++b) {
+    const search::Cluster& B = cl[leaves[b]];
+    first[b] = B.begin;
+    mt::EdgeCounts counts;
+    for (int i = 0; i < 3; ++i) {
+      const int k = static_cast<int>((7 * b + 5 * i) % specs.size());
+      const int side = (b + i) % 2 ? 2 : -2, other = (b + i) % 3 - 1;
+      const int mx = specs[k].axis == 0 ? side : other, my = specs[k].axis == 0 ? other : side;
+      terms.push_back({k, mx, my});
+      const long before = counts.proxy_pairs + counts.direct_pairs;
+      mt::edge_sum(host[k], mx, my, &pts[B.begin], &pts[n + B.begin], &pts[2 * n + B.begin], B.count(), img, eps,
+                     &ref[B.begin], &ref[n + B.begin], &ref[2 * n + B.begin], counts);
+      cut_terms += counts.proxy_pairs + counts.direct_pairs > before;
+    }
+    start[b + 1] = static_cast<long>(terms.size());
+    pp += counts.proxy_pairs;
+    dp += counts.direct_pairs;
+  }
+  first[nb] = n;
+  dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data());
+  double d = 0, m = 0;
+  for (long k = 0; k < 3 * n; ++k) {
+    d = std::max(d, std::abs(got[k] - ref[k]));
+    m = std::max(m, std::abs(ref[k]));
+  }
+  EXPECT_GT(cut_terms, nb / 4) << "too few terms take any source: the sums would test little";
+  EXPECT_GT(pp, 0) << "no proxy pairs: the prefix rows would not be tested";
+  EXPECT_GT(m, 0.0);
+  EXPECT_LE(d, 1e-12 * m);
+  EXPECT_EQ(dev.proxy_pairs, pp);
+  EXPECT_EQ(dev.direct_pairs, dp);
+  std::printf("[ compared ] %zu tables, %zu terms: max rel diff %.3e, proxy pairs %ld, direct pairs %ld\n",
+              specs.size(), terms.size(), m > 0 ? d / m : d, pp, dp);
+}
