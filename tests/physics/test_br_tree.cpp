@@ -706,7 +706,8 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
         std::copy(v, v + 6, load[all]);
         MPI_Allreduce(MPI_IN_PLACE, load[all], 6, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
       }
-      const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " edge " + std::to_string(edge);
+      const std::string what =
+          std::string(c.boundary) + " K " + std::to_string(c.images) + " edge " + std::to_string(edge);
       EXPECT_GT(load[1][1], 0) << what << ": no far term";
       EXPECT_EQ(load[1][3] > 0, edge == 1 && std::string(c.boundary) == "periodic") << what;
       for (int k = 0; k < 6; ++k) EXPECT_EQ(load[1][k], load[0][k]) << what << " count " << k;

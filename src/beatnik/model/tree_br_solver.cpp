@@ -496,7 +496,8 @@ bool TreeBRSolver::decide(const Target& tg, int s, int cluster, int mx, int my, 
   // The separation test on the shifted cluster (for a LET part, also the owner's test against
   // the batch's target box T); with `edge`, the edge terms' stricter one.
   auto separated = [&](bool edge) {
-    return tree::separated(tg.b, c, mx, my, rules_, edge) || (S.remote && tree::separated(tg.t, c, mx, my, rules_, edge));
+    return tree::separated(tg.b, c, mx, my, rules_, edge) ||
+           (S.remote && tree::separated(tg.t, c, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;

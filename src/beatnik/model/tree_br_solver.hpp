@@ -162,8 +162,8 @@ class TreeBRSolver : public BRSolver {
   // The walk's decision on cluster C of `tree` at image (mx, my) for a batch: a term into `out`,
   // nothing, or (true) split C, its children visited with `full_next`. span: tree::span(B, C),
   // read when !full.
-  bool decide(const Target& tg, int tree, int cluster, int mx, int my, bool full, const tree::ImageSpan& span, Lists& out,
-              bool& full_next) const;
+  bool decide(const Target& tg, int tree, int cluster, int mx, int my, bool full, const tree::ImageSpan& span,
+              Lists& out, bool& full_next) const;
   // One image's walk from cluster C (the dual traversal's leaves; the lists' reference).
   void visit(const Target& tg, int tree, int cluster, int mx, int my, bool full, Lists& out) const;
   // Every image of a batch at once down one source tree (lists): per image the same decisions
