@@ -31,6 +31,9 @@ struct BRSettings {
   int tree_degree = 8;
   int tree_leaf = 64;
   bool tree_edge = true;  // --tree-edge-terms: edge terms for clusters cut by the image window's edge
+  // The single traversal's lists: every image of a batch in one walk of each source tree (false:
+  // one walk per image, the same lists more slowly; internal switch, the tests' reference).
+  bool tree_walk_images = true;
   // --tree-traversal: single (particle–cluster: every target batch walks the source trees) or
   // dual (cluster–cluster far field on the host: target clusters interpolate; -x cuda keeps single).
   bool tree_dual = true;

@@ -49,6 +49,7 @@ void TreeBRSolver::dual_lists() {
   grid_theta_.assign(p + 1, 0.0);
   for (int d = 1; d <= p; ++d) grid_theta_[d] = std::pow(settings_.tree_theta, double(p) / d);
   if (nb == 0) return;
+  balls();
   std::vector<Pending> roots;
   for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
     for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
@@ -69,7 +70,8 @@ void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
     far_[k].clear();
     edge_[k].clear();
     Lists out{near_[k], far_[k], edge_[k]};
-    for (const Pending& c : in) visit(B, boxes_[box_of_[b]], c.tree, c.cluster, c.mx, c.my, c.full, out);
+    const Target tg = target(b);
+    for (const Pending& c : in) visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
     return;
   }
   std::vector<Pending> down;
@@ -90,6 +92,7 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
   const search::Cluster& B = sources_[0].clusters[b];
   const tree::SourceTree& S = sources_[c.tree];
   const search::Cluster& C = S.clusters[c.cluster];
+  const tree::Ball &bb = balls_[0][b], &cb = balls_[c.tree][c.cluster];
   // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
   // the direct pairs those of the single traversal).
   const bool split_c = !C.leaf() && C.count() > B.count();
@@ -115,28 +118,25 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
       // B's children that it covers fully take it as a cluster–cluster term and the leaves it
       // cuts as an edge term; split into its children it would cost direct pairs at the edge.
       const bool edge_term = rules_.edge && tree::edge_axis(cut) >= 0 && S.full[c.cluster] &&
-                             tree::separated(B, C, c.mx, c.my, rules_, true);
+                             tree::separated(bb, cb, c.mx, c.my, rules_, true);
       if (edge_term) return down.push_back({c.tree, c.cluster, c.mx, c.my, false});
       return split(false);
     }
   }
-  const bool sep_b = tree::separated(B, C, c.mx, c.my, rules_);
-  const bool sep_t = S.remote && box_of_[b] >= 0 && tree::separated(boxes_[box_of_[b]], C, c.mx, c.my, rules_);
+  const bool sep_b = tree::separated(bb, cb, c.mx, c.my, rules_);
+  const bool sep_t = S.remote && box_of_[b] >= 0 && tree::separated(box_balls_[box_of_[b]], cb, c.mx, c.my, rules_);
   // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
   // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
   int d = settings_.tree_degree, dg[3];
   if (sep_b) {
-    const double ox = c.mx * rules_.images.period[0], oy = c.my * rules_.images.period[1];
-    const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy,
-                 dz = B.centre(2) - C.centre(2);
-    const double rho = (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double rho = (bb.r + cb.r) / tree::distance(bb, cb, c.mx, c.my, rules_.images);
     while (d > 1 && kTargetMargin * rho < grid_theta_[d - 1]) --d;
   }
   const int m = sep_b ? tree::grid_degrees(B, d, grid_theta_[d], dg) : 0;
   if (sep_b && B.count() > m) {
     // The cheapest set valid at B's ratio (as visit), else C's sources when they are all here
     // (fewer than its proxies would be: cluster–particle), else C's children.
-    const int low = cheapest_low(B, c.tree, c.cluster, c.mx, c.my);
+    const int low = cheapest_low(bb, c.tree, c.cluster, c.mx, c.my);
     const int set = low >= 0 || S.proxies_of(c.cluster) ? low : (S.full[c.cluster] ? kSources : -3);
     if (set != -3) {
       // Only where it pays against B's leaves taking C: they see it at a smaller ratio (a leaf's
@@ -145,8 +145,8 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
       auto size = [&](int k) {
         return double(k >= 0 ? low_[c.tree].count[k] : (k == kSources ? C.count() : S.proxy_count[c.cluster]));
       };
-      const double r_leaf = B.radius() * std::sqrt(std::min(1.0, 0.75 * settings_.tree_leaf / double(B.count())));
-      const int leaf_low = cheapest_low(B, c.tree, c.cluster, c.mx, c.my, (r_leaf + C.radius()) / (B.radius() + C.radius()));
+      const double r_leaf = bb.r * std::sqrt(std::min(1.0, 0.75 * settings_.tree_leaf / double(B.count())));
+      const int leaf_low = cheapest_low(bb, c.tree, c.cluster, c.mx, c.my, (r_leaf + cb.r) / (bb.r + cb.r));
       const double leaves = double(B.count()) * size(leaf_low >= 0 ? leaf_low : set);
       if (double(m) * size(set) < leaves) return cc_[b].push_back({c.tree, c.cluster, c.mx, c.my, false, set, -1, d});
       return down.push_back({c.tree, c.cluster, c.mx, c.my, true});

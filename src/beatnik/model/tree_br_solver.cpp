@@ -367,85 +367,166 @@ void TreeBRSolver::exchange_let() {
 
 int TreeBRSolver::batches() const { return nown_ > 0 ? static_cast<int>(tree_.leaves().size()) : 0; }
 
+// The centres and radii of every cluster of every source tree and of the target boxes, which the
+// walks test against many times per call (tree::Ball: the same doubles).
+void TreeBRSolver::balls() {
+  balls_.resize(sources_.size());
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    const auto& cl = sources_[s].clusters;
+    balls_[s].resize(cl.size());
+    for (size_t c = 0; c < cl.size(); ++c) balls_[s][c] = tree::ball(cl[c]);
+  }
+  box_balls_.resize(boxes_.size());
+  for (size_t k = 0; k < boxes_.size(); ++k) box_balls_[k] = tree::ball(boxes_[k]);
+}
+
+TreeBRSolver::Target TreeBRSolver::target(int leaf) const {
+  const int box = box_of_[leaf];
+  return {sources_[0].clusters[leaf], boxes_[box], balls_[0][leaf], box_balls_[box]};
+}
+
 // The interaction lists of batches [b0, b1): each image the batch's pairs can take, down this
-// rank's tree and each LET part.
+// rank's tree and each LET part, in the order (tree, mx, my) and depth first within an image.
 void TreeBRSolver::lists(int b0, int b1) {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
-  const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nt = static_cast<int>(sources_.size());
+  const int ny = rules_.hi[1] - rules_.lo[1] + 1, ni = (rules_.hi[0] - rules_.lo[0] + 1) * ny;
+  if (b0 == 0) balls();
   near_.resize(batches());
   far_.resize(batches());
   edge_.resize(batches());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int b = b0; b < b1; ++b) {
-    near_[b].clear();
-    far_[b].clear();
-    edge_[b].clear();
-    Lists out{near_[b], far_[b], edge_[b]};
-    for (int s = 0; s < nt; ++s)
-      for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
-        for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my)
-          visit(cl[leaves[b]], boxes_[box_of_[leaves[b]]], s, 0, mx, my, false, out);
+#pragma omp parallel
+  {
+    Walk w;
+    w.images.resize(ni);
+#pragma omp for schedule(dynamic, 1)
+    for (int b = b0; b < b1; ++b) {
+      near_[b].clear();
+      far_[b].clear();
+      edge_[b].clear();
+      Lists out{near_[b], far_[b], edge_[b]};
+      const Target tg = target(leaves[b]);
+      for (int s = 0; s < nt; ++s) {
+        if (!settings_.tree_walk_images) {
+          for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
+            for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) visit(tg, s, 0, mx, my, false, out);
+          continue;
+        }
+        if (w.levels.empty()) w.levels.resize(1);
+        w.levels[0].clear();
+        for (int i = 0; i < ni; ++i) w.levels[0].push_back({i, false});
+        walk(tg, s, 0, 0, w);
+        for (ImageLists& l : w.images) {  // image by image: the order of one walk per image
+          out.near.insert(out.near.end(), l.near.begin(), l.near.end());
+          out.far.insert(out.far.end(), l.far.begin(), l.far.end());
+          out.edge.insert(out.edge.end(), l.edge.begin(), l.edge.end());
+          l.near.clear();
+          l.far.clear();
+          l.edge.clear();
+        }
+      }
+    }
   }
+}
+
+// The images w.levels[depth] at cluster C: each one's decision, then C's children with those
+// that split it. Restricted to one image, the terms come in visit's order (pre-order, child 0 first).
+void TreeBRSolver::walk(const Target& tg, int s, int cluster, int depth, Walk& w) const {
+  const search::Cluster& C = sources_[s].clusters[cluster];
+  const int ny = rules_.hi[1] - rules_.lo[1] + 1;
+  if (static_cast<int>(w.levels.size()) <= depth + 1) w.levels.resize(depth + 2);
+  const std::vector<Active>& in = w.levels[depth];
+  std::vector<Active>& next = w.levels[depth + 1];
+  next.clear();
+  tree::ImageSpan sp;
+  for (const Active& a : in)
+    if (!a.full) {
+      sp = tree::span(tg.B, C, rules_.images);
+      break;
+    }
+  for (const Active& a : in) {
+    ImageLists& l = w.images[a.image];
+    Lists out{l.near, l.far, l.edge};
+    bool full_next = false;
+    if (decide(tg, s, cluster, rules_.lo[0] + a.image / ny, rules_.lo[1] + a.image % ny, a.full, sp, out, full_next))
+      next.push_back({a.image, full_next});
+  }
+  if (next.empty()) return;
+  for (int k : C.child) walk(tg, s, k, depth + 1, w);
+}
+
+void TreeBRSolver::visit(const Target& tg, int s, int cluster, int mx, int my, bool full, Lists& out) const {
+  const search::Cluster& C = sources_[s].clusters[cluster];
+  const tree::ImageSpan sp = full ? tree::ImageSpan{} : tree::span(tg.B, C, rules_.images);
+  bool full_next = false;
+  if (decide(tg, s, cluster, mx, my, full, sp, out, full_next))
+    for (int k : C.child) visit(tg, s, k, mx, my, full_next, out);
 }
 
 // A LET part never needs more than was sent: a cluster the receiver cannot take through its
 // proxies was opened by its owner, or came with all its sources (tree_let.hpp).
-void TreeBRSolver::visit(const search::Cluster& B, const search::Cluster& T, int s, int cluster, int mx, int my,
-                         bool full, Lists& out) const {
+bool TreeBRSolver::decide(const Target& tg, int s, int cluster, int mx, int my, bool full, const tree::ImageSpan& span,
+                          Lists& out, bool& full_next) const {
   const tree::SourceTree& S = sources_[s];
   const search::Cluster& C = S.clusters[cluster];
+  const tree::Ball& c = balls_[s][cluster];
   auto direct = [&](bool partial) {
     if (!S.full[cluster]) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
     out.near.push_back({s, cluster, mx, my, partial});
+    return false;
   };
   // The separation test on the shifted cluster (for a LET part, also the owner's test against
   // the batch's target box T); with `edge`, the edge terms' stricter one.
   auto separated = [&](bool edge) {
-    return tree::separated(B, C, mx, my, rules_, edge) || (S.remote && tree::separated(T, C, mx, my, rules_, edge));
+    return tree::separated(tg.b, c, mx, my, rules_, edge) ||
+           (S.remote && tree::separated(tg.t, c, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;
-    const tree::Cover cv = tree::cover(B, C, mx, my, rules_.images, &cut);
-    if (cv == tree::Cover::None) return;
+    const tree::Cover cv = tree::cover(span, mx, my, rules_.images, &cut);
+    if (cv == tree::Cover::None) return false;
     if (cv == tree::Cover::Partial) {
       // Cut by the window's edge in one dimension: an edge term through the cheapest set valid
       // at kEdgeMargin·ρ when separated at θ / kEdgeMargin and all its sources are here
       // (tree_edge.hpp); else split (at a corner down to leaves, each pair tested).
       const int axis = tree::edge_axis(cut);
       if (rules_.edge && axis >= 0 && S.full[cluster] && separated(true)) {
-        const int low = cheapest_low(B, s, cluster, mx, my, tree::kEdgeMargin);
-        if (low >= 0 || S.proxies_of(cluster)) return out.edge.push_back({s, cluster, mx, my, false, low, axis});
+        const int low = cheapest_low(tg.b, s, cluster, mx, my, tree::kEdgeMargin);
+        if (low >= 0 || S.proxies_of(cluster)) {
+          out.edge.push_back({s, cluster, mx, my, false, low, axis});
+          return false;
+        }
       }
       if (C.leaf()) return direct(true);
-      for (int c : C.child) visit(B, T, s, c, mx, my, false, out);
-      return;
+      full_next = false;
+      return true;
     }
   }
   // Every pair takes this image.
   if (separated(false)) {
     // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
-    const int low = cheapest_low(B, s, cluster, mx, my);
-    if (low >= 0) return out.far.push_back({s, cluster, mx, my, false, low});
-    if (S.proxies_of(cluster)) return out.far.push_back({s, cluster, mx, my, false, -1});
+    const int low = cheapest_low(tg.b, s, cluster, mx, my);
+    if (low >= 0 || S.proxies_of(cluster)) {
+      out.far.push_back({s, cluster, mx, my, false, low});
+      return false;
+    }
     if (S.full[cluster] && C.leaf()) return direct(false);
     // No set fits: the children may (a smaller ρ), else their sources are summed directly.
   } else if (C.leaf()) {
     return direct(false);
   }
-  for (int c : C.child) visit(B, T, s, c, mx, my, true, out);
+  full_next = true;
+  return true;
 }
 
 // The lower-degree set of cluster c of tree s with the fewest proxies that is valid for batch B
 // at image (mx, my) (at margin·ρ) and has fewer than the degree-p set (−1: none).
-int TreeBRSolver::cheapest_low(const search::Cluster& B, int s, int c, int mx, int my, double margin) const {
+int TreeBRSolver::cheapest_low(const tree::Ball& B, int s, int c, int mx, int my, double margin) const {
   const LowSets& l = low_[s];
   if (l.first[c] == l.first[c + 1]) return -1;
-  const search::Cluster& C = sources_[s].clusters[c];
-  const double ox = mx * rules_.images.period[0], oy = my * rules_.images.period[1];
-  const double dx = B.centre(0) - C.centre(0) - ox, dy = B.centre(1) - C.centre(1) - oy, dz = B.centre(2) - C.centre(2);
-  const double rho = margin * (B.radius() + C.radius()) / std::sqrt(dx * dx + dy * dy + dz * dz);
+  const tree::Ball& C = balls_[s][c];
+  const double rho = margin * (B.r + C.r) / tree::distance(B, C, mx, my, rules_.images);
   int best = -1;
   for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
     if (rho < l.theta[k]) best = k;

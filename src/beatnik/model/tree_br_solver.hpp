@@ -139,7 +139,8 @@ class TreeBRSolver : public BRSolver {
   void exchange_let();
   void low_sets(int tree);
   void low_device();
-  int cheapest_low(const search::Cluster& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
+  int cheapest_low(const tree::Ball& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
+  void balls();
   int batches() const;
   void lists(int b0, int b1);
   void near();
@@ -158,9 +159,32 @@ class TreeBRSolver : public BRSolver {
   struct Lists {
     std::vector<Term>&near, &far, &edge;
   };
-  // T: the target box holding the batch (the box the LET's owners walked for it).
-  void visit(const search::Cluster& batch, const search::Cluster& T, int tree, int cluster, int mx, int my, bool full,
-             Lists& out) const;
+  struct Target {  // a batch B and the target box T holding it (the box the LET's owners walked for it)
+    const search::Cluster &B, &T;
+    const tree::Ball &b, &t;  // their centres and radii
+  };
+  Target target(int leaf) const;  // leaf: a cluster of the own tree
+  // The walk's decision on cluster C of `tree` at image (mx, my) for a batch: a term into `out`,
+  // nothing, or (true) split C, its children visited with `full_next`. span: tree::span(B, C),
+  // read when !full.
+  bool decide(const Target& tg, int tree, int cluster, int mx, int my, bool full, const tree::ImageSpan& span,
+              Lists& out, bool& full_next) const;
+  // One image's walk from cluster C (the dual traversal's leaves; the lists' reference).
+  void visit(const Target& tg, int tree, int cluster, int mx, int my, bool full, Lists& out) const;
+  // Every image of a batch at once down one source tree (lists): per image the same decisions
+  // in the same order as visit, each node's span computed once for all of them.
+  struct Active {  // an image still descending
+    int image;     // index into the batch's images, mx-major as lists' loops
+    bool full;
+  };
+  struct ImageLists {  // one image's terms of the walk in progress
+    std::vector<Term> near, far, edge;
+  };
+  struct Walk {  // a thread's scratch, reused across batches
+    std::vector<ImageLists> images;
+    std::vector<std::vector<Active>> levels;  // the images descending, per depth
+  };
+  void walk(const Target& tg, int tree, int cluster, int depth, Walk& w) const;
   // Dual traversal (tree_br_dual.cpp): cluster–cluster terms of this rank's target clusters,
   // their sums at the target points and the downward pass; the leaves keep visit's lists.
   struct Pending {  // a (source cluster, image) a target cluster passes to its children
@@ -198,6 +222,8 @@ class TreeBRSolver : public BRSolver {
   std::vector<int> box_of_;                 // per cluster of the own tree: its target box (tree_let.hpp)
   std::vector<tree::SourceTree> sources_;   // [0] this rank's tree (tree order), then the LET parts
   std::vector<LowSets> low_;                // per sources_ entry
+  std::vector<std::vector<tree::Ball>> balls_;  // per sources_ entry: each cluster's centre and radius
+  std::vector<tree::Ball> box_balls_;           // boxes_'
   std::vector<double> let_send_;
   exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;

@@ -35,36 +35,6 @@ Rules make_rules(const BRImages& images, double theta, bool edge) {
   return r;
 }
 
-int nearest(double x, const BRImages& img, int d) {
-  const double c = image_centre(x, img.period[d], img.centring_half(d));
-  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
-}
-
-// Per dimension: pair (t, s) takes image m when |m − a₀(t − s)| ≤ K, and a₀ is monotone in
-// t − s, so the two extreme separations decide.
-Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img, int* cut) {
-  const int m[2] = {mx, my};
-  bool partial = false;
-  if (cut) *cut = 0;
-  for (int d = 0; d < 2; ++d) {
-    if (img.period[d] <= 0.0) continue;  // a single image, m = 0
-    const int a_lo = nearest(b.lo[d] - c.hi[d], img, d), a_hi = nearest(b.hi[d] - c.lo[d], img, d);
-    if (a_hi < m[d] - img.k || a_lo > m[d] + img.k) return Cover::None;
-    if (!(m[d] - img.k <= a_lo && a_hi <= m[d] + img.k)) {
-      partial = true;
-      if (cut) *cut |= 1 << d;
-    }
-  }
-  return partial ? Cover::Partial : Cover::Full;
-}
-
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge) {
-  const double ox = mx * r.images.period[0], oy = my * r.images.period[1];
-  const double dx = b.centre(0) - c.centre(0) - ox, dy = b.centre(1) - c.centre(1) - oy, dz = b.centre(2) - c.centre(2);
-  const double R = std::sqrt(dx * dx + dy * dy + dz * dz);
-  return b.radius() + c.radius() < (edge ? r.theta / kEdgeMargin : r.theta) * R;
-}
-
 search::Cluster box_from_record(const double* rec) {
   search::Cluster c;
   for (int d = 0; d < 3; ++d) {

@@ -16,6 +16,7 @@
 // decision, recomputed from the same doubles), otherwise opened — never below what was sent.
 // With --let-strategy rma the receiver runs the owner's walk itself over records it fetches
 // (tree_pull.hpp) and reaches the same block.
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -46,21 +47,75 @@ struct Rules {
 Rules make_rules(const BRImages& images, double theta, bool edge = false);
 
 enum class Cover { None, Partial, Full };
-// Which pairs of batch b and cluster c take image (mx, my): every pair, some or none; `cut`
-// (when given) gets the dimensions where only some do (bit d), for Partial.
-Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
-            int* cut = nullptr);
+// The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
+inline int nearest(double x, const BRImages& img, int d) {
+  const double c = image_centre(x, img.period[d], img.centring_half(d));
+  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
+}
+// The nearest images a₀ (−1, 0, 1) of the two extreme separations of boxes b and c per periodic
+// dimension (0 on a free one): what cover tests, the same for every image.
+struct ImageSpan {
+  int lo[2] = {0, 0}, hi[2] = {0, 0};
+};
+inline ImageSpan span(const search::Cluster& b, const search::Cluster& c, const BRImages& img) {
+  ImageSpan s;
+  for (int d = 0; d < 2; ++d)
+    if (img.period[d] > 0.0) {
+      s.lo[d] = nearest(b.lo[d] - c.hi[d], img, d);
+      s.hi[d] = nearest(b.hi[d] - c.lo[d], img, d);
+    }
+  return s;
+}
+// Which pairs of the boxes of span s take image (mx, my): every pair, some or none; `cut` (when
+// given) gets the dimensions where only some do (bit d), for Partial. Per dimension: pair (t, s)
+// takes image m when |m − a₀(t − s)| ≤ K, and a₀ is monotone in t − s, so the two extreme
+// separations decide. Inline (as separated below): the interaction lists call it per visit.
+inline Cover cover(const ImageSpan& s, int mx, int my, const BRImages& img, int* cut = nullptr) {
+  const int m[2] = {mx, my};
+  bool partial = false;
+  if (cut) *cut = 0;
+  for (int d = 0; d < 2; ++d) {
+    if (img.period[d] <= 0.0) continue;  // a single image, m = 0
+    if (s.hi[d] < m[d] - img.k || s.lo[d] > m[d] + img.k) return Cover::None;
+    if (!(m[d] - img.k <= s.lo[d] && s.hi[d] <= m[d] + img.k)) {
+      partial = true;
+      if (cut) *cut |= 1 << d;
+    }
+  }
+  return partial ? Cover::Partial : Cover::Full;
+}
+// Which pairs of batch b and cluster c take image (mx, my).
+inline Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
+                   int* cut = nullptr) {
+  return cover(span(b, c, img), mx, my, img, cut);
+}
 // The one dimension of a Partial cover's `cut` (−1: both, a corner).
 inline int edge_axis(int cut) { return cut == 1 ? 0 : (cut == 2 ? 1 : -1); }
-// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
-// for an edge term (`edge`) with θ / kEdgeMargin.
-bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r, bool edge = false);
+// A cluster's box centre and radius (search::Cluster::centre, radius), computed once per cluster
+// for the walks, which test them many times: the same doubles as recomputing them per test.
+struct Ball {
+  double c[3], r;
+};
+inline Ball ball(const search::Cluster& k) { return {{k.centre(0), k.centre(1), k.centre(2)}, k.radius()}; }
+// |centre_b − centre_c − (mx, my)·L|.
+inline double distance(const Ball& b, const Ball& c, int mx, int my, const BRImages& img) {
+  const double ox = mx * img.period[0], oy = my * img.period[1];
+  const double dx = b.c[0] - c.c[0] - ox, dy = b.c[1] - c.c[1] - oy, dz = b.c[2] - c.c[2];
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
 // An edge term interpolates part of a cluster, cut by a line: the interpolation errors of its
 // sources no longer cancel over the cluster as for a whole one (measured: 3–5× the error of the
 // same tree without edge terms at ρ < θ), so its sets must be valid at kEdgeMargin·ρ.
 inline constexpr double kEdgeMargin = 1.5;
-// The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
-int nearest(double x, const BRImages& img, int d);
+// Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
+// for an edge term (`edge`) with θ / kEdgeMargin.
+inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r, bool edge = false) {
+  return b.r + c.r < (edge ? r.theta / kEdgeMargin : r.theta) * distance(b, c, mx, my, r.images);
+}
+inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r,
+                      bool edge = false) {
+  return separated(ball(b), ball(c), mx, my, r, edge);
+}
 
 // Doubles in a box record: lo[3], hi[3], particle count.
 inline constexpr int kBoxWidth = 7;
