@@ -32,13 +32,6 @@ void build_edge_table(const search::Cluster& C, const double* pts, long stride, 
 
 namespace {
 
-// The nearest image a₀ ∈ {−1, 0, 1} of separation `sep`: the direct kernel's window predicate
-// (br_targets_host.cpp) on the same doubles.
-inline int nearest_image(double sep, double L, double h) {
-  const double c = image_centre(sep, L, h);
-  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
-}
-
 // The first k in [lo, hi) where pred(k) is false (pred true on a prefix), else hi.
 template <class P>
 long first_false(long lo, long hi, P pred) {

@@ -40,6 +40,13 @@ inline long edge_block(int m) { return std::clamp(m / 4, 8, 64); }
 void build_edge_table(const search::Cluster& C, const double* pts, long stride, int axis, const int* dg,
                       const double* proxies, int m, EdgeTable& t, long block = 0);
 
+// The nearest image a₀ ∈ {−1, 0, 1} of separation `sep` (period L, centring half h): the direct
+// kernel's window predicate on the same doubles; the edge sums' cuts on host and device use it.
+BEATNIK_HOST_DEVICE inline int nearest_image(double sep, double L, double h) {
+  const double c = image_centre(sep, L, h);
+  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
+}
+
 struct EdgeCounts {
   long proxy_pairs = 0, direct_pairs = 0;
 };

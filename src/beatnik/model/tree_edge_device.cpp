@@ -11,6 +11,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
+#include "beatnik/model/tree_edge.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
 #if defined(BEATNIK_DEVICE_COMPILE)
@@ -35,12 +36,6 @@ BEATNIK_HOST_DEVICE inline int table_of(const Tab* t, int nt, long i, long Tab::
   return lo;
 }
 
-// The nearest image a₀ ∈ {−1, 0, 1} of a separation: the direct kernel's window predicate.
-BEATNIK_HOST_DEVICE inline int nearest(double sep, double L, double h) {
-  const double c = image_centre(sep, L, h);
-  return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
-}
-
 // The first k of the sorted keys whose nearest image from r is below `bound` (a₀ is
 // non-increasing along them, so the test holds on a prefix): the edge_sum's cut_lo with
 // bound m + K + 1, its cut_hi with m − K.
@@ -48,7 +43,7 @@ BEATNIK_HOST_DEVICE inline long cut(const double* key, long n, double r, double 
   long a = 0, c = n;
   while (a < c) {
     const long mid = a + (c - a) / 2;
-    if (nearest(r - key[mid], L, h) >= bound) a = mid + 1;
+    if (tree::nearest_image(r - key[mid], L, h) >= bound) a = mid + 1;
     else c = mid;
   }
   return a;
@@ -312,14 +307,16 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
     stable_sort(S, item, nt, host_tabs_, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(), temp_);
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
+    std::vector<int> group{0};  // tables [group[g], group[g+1]) share one fill of the buffer
     long most = 0;
     for (int k0 = 0, k1; k0 < nt; k0 = k1) {
       for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
       most = std::max(most, (k1 < nt ? host_tabs_[k1].item : item) - host_tabs_[k0].item);
+      group.push_back(k1);
     }
     exec::grow(lagrange_, S, std::max(most * 3 * p1, 1L));
-    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
-      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
+    for (size_t g = 0; g + 1 < group.size(); ++g) {
+      const int k0 = group[g], k1 = group[g + 1];
       const long i0 = host_tabs_[k0].item, i1 = k1 < nt ? host_tabs_[k1].item : item;
       const long c0 = host_tabs_[k0].citem, c1 = k1 < nt ? host_tabs_[k1].citem : citem;
       gather_pass(S, i0, i1 - i0, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
