@@ -4,7 +4,7 @@
 // terms, edge terms and far terms through the lower-degree sets the device computes are all
 // exercised); the edge terms' pair counts must be the host's, and turning them off must change
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
-// device to 1e-12.
+// device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "beatnik/comm/let/registry.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
@@ -64,6 +65,27 @@ double rel_2norm(const std::vector<double>& a, const std::vector<double>& ref) {
   return std::sqrt(m[0] / m[1]);
 }
 
+// The 64² multi-mode cosine (−I cos −m 0.1 −p 3), where a periodic run forms edge terms.
+app::Options cosine_options(const char* boundary) {
+  app::Options o = test::br_options("consistent", boundary, 64);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  return o;
+}
+
+// The case's settings with the tolerance table's (θ, degree) for tol, leaves of `leaf`, and the
+// single traversal (the device's: no cluster-cluster terms).
+model::BRSettings tolerance_settings(const test::BRSurfaceCase& s, double tol, int leaf) {
+  model::BRSettings b = s.c.model.br;
+  const model::TreeParameters p = model::tree_parameters(tol);
+  b.tree_theta = p.theta;
+  b.tree_degree = p.degree;
+  b.tree_leaf = leaf;
+  b.tree_dual = false;
+  return b;
+}
+
 long sum_ranks(long v) {
   MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   return v;
@@ -78,12 +100,7 @@ TEST(TreeDevice, EqualsTheHostTree) {
     for (double tol : {1e-3, 1e-6})
       for (int leaf : {32, 100}) {
         test::BRSurfaceCase s(test::br_options("consistent", boundary, 64), MPI_COMM_WORLD);
-        model::BRSettings b = s.c.model.br;
-        const model::TreeParameters p = model::tree_parameters(tol);
-        b.tree_theta = p.theta;
-        b.tree_degree = p.degree;
-        b.tree_leaf = leaf;
-        b.tree_dual = false;  // the device runs the single traversal (no cluster-cluster terms)
+        const model::BRSettings b = tolerance_settings(s, tol, leaf);
         const auto host = s.velocity<model::TreeBRSolver>(b);
         model::TreeBRSolver::Totals t;
         const auto dev = device_velocity<model::TreeBRSolver>(s, b, &t);
@@ -105,17 +122,8 @@ TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
   // velocities to 1e-12; without them (--tree-edge-terms off) the device must stay within TOL of
   // both and sum more direct pairs.
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
-  app::Options o = test::br_options("consistent", "periodic", 64);
-  o.initial_condition = "cos";
-  o.magnitude = 0.1;
-  o.period = 3.0;
-  test::BRSurfaceCase s(o, MPI_COMM_WORLD);
-  model::BRSettings b = s.c.model.br;
-  const model::TreeParameters p = model::tree_parameters(1e-6);
-  b.tree_theta = p.theta;
-  b.tree_degree = p.degree;
-  b.tree_leaf = 32;
-  b.tree_dual = false;
+  test::BRSurfaceCase s(cosine_options("periodic"), MPI_COMM_WORLD);
+  model::BRSettings b = tolerance_settings(s, 1e-6, 32);
   model::TreeBRSolver host_solver(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
   host_solver.velocity(s.state, s.omega, s.out);
   const auto host = s.owned_out();
@@ -139,6 +147,30 @@ TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
   EXPECT_EQ(off.edge_terms, 0);
   EXPECT_GT(off.direct_pairs, on.direct_pairs + on.edge_direct_pairs) << "the edge terms saved no direct pairs";
   EXPECT_LE(e_off, 1e-6);
+}
+
+TEST(TreeDevice, EveryLetStrategyGivesTheSameBitsRunToRun) {
+  // The periodic cosine at TOL 1e-6 with edge terms and far terms through the lower-degree sets
+  // (every device kernel), on the balanced partition: each LET strategy twice, a fresh solver
+  // each time; the velocities must be bitwise the same across calls and strategies (the sums
+  // run in a fixed order; no floating-point atomics).
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  for (const char* boundary : {"periodic", "free"}) {
+    test::BRSurfaceCase s(cosine_options(boundary), MPI_COMM_WORLD);
+    model::BRSettings b = tolerance_settings(s, 1e-6, 32);
+    b.partition = mesh::SpatialPartition::Balanced;
+    std::vector<double> ref;
+    for (const auto& e : comm::let::registry()) {
+      b.let_strategy = e.name;
+      model::TreeBRSolver::Totals t;
+      const auto u = device_velocity<model::TreeBRSolver>(s, b, &t);
+      const auto again = device_velocity<model::TreeBRSolver>(s, b);
+      EXPECT_GT(sum_ranks(t.cluster_terms), 0) << boundary << ": no far terms";
+      EXPECT_EQ(u, again) << boundary << " " << e.name << ": not reproducible";
+      if (ref.empty()) ref = u;
+      else EXPECT_EQ(u, ref) << boundary << " " << e.name << " differs from " << comm::let::registry().front().name;
+    }
+  }
 }
 
 TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {

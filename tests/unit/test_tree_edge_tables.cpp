@@ -21,6 +21,7 @@
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 #include "support/test_support.hpp"
+#include "unit/tree_test_points.hpp"
 
 using namespace beatnik;
 namespace mt = beatnik::model::tree;
@@ -48,23 +49,9 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   exec::set_device(0);
 #endif
   const long n = 4000;
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> raw(6 * n);
-  for (long k = 0; k < n; ++k) {
-    // On a grid of 0.05 in x and y: many equal coordinates; y = −0 for some, +0 for others.
-    const double x = std::round(60 * u(rng)) / 20, y = std::round(60 * u(rng)) / 20;
-    raw[k] = x;
-    raw[n + k] = (y == 0.0 && k % 2) ? -0.0 : y;
-    raw[2 * n + k] = 0.05 * std::sin(2 * x) * std::cos(y);
-    for (int c = 3; c < 6; ++c) raw[c * n + k] = u(rng);
-  }
+  // On a grid of 0.05 in x and y: many equal coordinates; y = −0 for some, +0 for others.
   search::ClusterTree ct;
-  ct.build(raw.data(), raw.data() + n, raw.data() + 2 * n, n, 40);
-  const std::vector<long>& order = ct.order();
-  std::vector<double> pts(6 * n);  // tree order
-  for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 6; ++c) pts[c * n + q] = raw[c * n + order[q]];
+  const std::vector<double> pts = test::in_tree_order(ct, test::wavy_sheet(n, 11, 20.0), n, 40);  // tree order
   const auto& cl = ct.clusters();
   // Clusters from the root down to a leaf (the first child each time), and a second leaf.
   std::vector<int> picks;

@@ -19,6 +19,7 @@
 #include "beatnik/model/tree_low.hpp"
 #include "beatnik/model/tree_low_device.hpp"
 #include "support/test_support.hpp"
+#include "unit/tree_test_points.hpp"
 
 using namespace beatnik;
 
@@ -33,16 +34,7 @@ const exec::Space kSpace = exec::Space::Host;
 // A tree over n sources on a wavy sheet with degree-`q` proxies (grid for degree q, valid at
 // theta) where a cluster has more sources than them, computed on the host.
 model::tree::SourceTree wavy_tree(long n, int leaf, int q, double theta, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> pts(6 * n);
-  for (long k = 0; k < n; ++k) {
-    const double x = 3 * u(rng), y = 3 * u(rng);
-    pts[k] = x;
-    pts[n + k] = y;
-    pts[2 * n + k] = 0.05 * std::sin(2 * x) * std::cos(y);
-    for (int c = 3; c < 6; ++c) pts[c * n + k] = u(rng);
-  }
+  const std::vector<double> pts = test::wavy_sheet(n, seed);
   search::ClusterTree tree;
   model::tree::SourceTree t;
   model::build_source_tree(tree, pts.data(), n, leaf, t);

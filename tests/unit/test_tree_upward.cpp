@@ -14,6 +14,7 @@
 #include "beatnik/model/tree_upward.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 #include "support/test_support.hpp"
+#include "unit/tree_test_points.hpp"
 
 using namespace beatnik;
 
@@ -43,22 +44,8 @@ TEST(TreeUpward, EqualsProductFormSums) {
 #endif
   const long n = 5000;
   const int p = 6;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> pts(6 * n);
-  for (long k = 0; k < n; ++k) {
-    const double x = 3 * u(rng), y = 3 * u(rng);
-    pts[k] = x;
-    pts[n + k] = y;
-    pts[2 * n + k] = 0.05 * std::sin(2 * x) * std::cos(y);
-    for (int c = 3; c < 6; ++c) pts[c * n + k] = u(rng);
-  }
   search::ClusterTree tree;
-  tree.build(pts.data(), pts.data() + n, pts.data() + 2 * n, n, 40);
-  const std::vector<long>& order = tree.order();
-  std::vector<double> sorted(6 * n);
-  for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 6; ++c) sorted[c * n + q] = pts[c * n + order[q]];
+  const std::vector<double> sorted = test::in_tree_order(tree, test::wavy_sheet(n, 7), n, 40);
   const auto& cl = tree.clusters();
   const int nc = static_cast<int>(cl.size());
   // Degrees: p on x, p − 1 on y, 1 on z (thin); a grid where it has fewer proxies than sources.

@@ -142,7 +142,7 @@ TreeCallEstimate estimate_tree_call(const RunConfig& c) {
     model::tree::target_box_records(trees[o], rec.data());  // the allgathered records, as every rank reads them
     boxes[o] = model::tree::target_boxes(rec.data());
   }
-  const model::tree::Rules rules = model::tree_rules(b, geo, c.space);
+  const model::tree::Rules rules = model::tree_rules(b, geo);
   e.pulled = b.let_strategy == "rma";
   if (e.pulled) pull_blocks(trees, boxes, rules, e);
   else push_blocks(trees, boxes, rules, e);

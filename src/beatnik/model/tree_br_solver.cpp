@@ -44,7 +44,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
-  rules_ = tree_rules(settings_, mesh.geometry(), space_);
+  rules_ = tree_rules(settings_, mesh.geometry());
   settings_.tree_edge = rules_.edge;
   // -x cuda keeps the single traversal: its lists are cut into runs of batches pipelined with the
   // device sums (compute_device), and no device kernel sums at target points yet.
@@ -220,8 +220,7 @@ void build_source_tree(search::ClusterTree& tree, const double* own, long n, int
     for (int c = 0; c < 6; ++c) t.pts[c * n + q] = own[c * n + order[q]];
 }
 
-tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo, exec::Space space) {
-  (void)space;  // host and device form the same edge terms (-x cuda sums them on the device)
+tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
   const bool edge = settings.tree_edge;
   BRImages images;
   images.k = settings.images;

@@ -71,9 +71,10 @@ struct TreeParameters {
 TreeParameters tree_parameters(double tolerance);
 using tree::kTreeMaxDegree;
 
-// The walk's rules (images, θ, edge terms) of a run's settings on its geometry and execution
-// space (host and device alike). The solver and the dry run plan the same LET by it.
-tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo, exec::Space space);
+// The walk's rules (images, θ, edge terms) of a run's settings on its geometry (host and device
+// alike: -x cuda sums the same edge terms on the device). The solver and the dry run plan the
+// same LET by it.
+tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo);
 // This rank's own SourceTree from its particles `own` ([x|y|z|qx|qy|qz], n each, in the order
 // they arrived): `tree` built over them (leaf size `leaf`), the particles in tree order. Shared
 // with the dry run (app/dry_run_tree.hpp), which must build the same tree.
