@@ -4,6 +4,8 @@
 #       the box grow by sqrt(P)), periodic multi-mode cosine, TOL 1e-6, on 1..GPUS GPUs (1, 2, 4 when
 #       GPUS = 4), every LET strategy on more than one GPU: time per BR call, efficiency against one
 #       GPU, LET bytes per rank and the LET's share of the call
+#   scripts/gpu-tree-bench.sh sizes BUILD_DIR OUT_DIR   one GPU: the 1024^2 case's tree at 256^2, 512^2,
+#       1024^2 and 2048^2 (the BR call time against N; beatnik-report OUT_DIR draws it with N log N)
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
 #       exact solver, and 2048^2; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
 #       cutoff solver at c = 0.5, each with its error measured by --br-check 64
@@ -64,6 +66,11 @@ case $mode in
       fi
     done
     ;;
+  sizes)
+    for n in 256 512 1024 2048; do
+      run "size_tree_cos$n" 1 -O high -n "$n" -b periodic -I cos -S tree --br-tolerance 1e-6 -t 3 --warmup 1
+    done
+    ;;
   single)
     run tree_cos1024 1 "${cos1024[@]}" -t 3 --warmup 1
     run exact_cos1024 1 -O high -n 1024 -b periodic -I cos -S exact -t 1
@@ -72,7 +79,7 @@ case $mode in
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
   *)
-    echo "usage: $0 weak|single BUILD_DIR OUT_DIR [GPUS]" >&2
+    echo "usage: $0 weak|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
     exit 2
     ;;
 esac
