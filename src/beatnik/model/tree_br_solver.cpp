@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <chrono>
+#include <exception>
 #include <limits>
 
 #include "beatnik/base/error.hpp"
@@ -334,32 +335,68 @@ void TreeBRSolver::exchange_let() {
   constexpr int kWidth = tree::kLetBoxes * tree::kBoxWidth;
   std::vector<double> mine(kWidth);
   box_of_ = tree::target_box_records(sources_[0], mine.data());
-  const std::vector<double> boxes = let_->allgather(mine.data(), kWidth);
+  std::vector<double> boxes;
+  {
+    Timers::Scope t(timers_, "br.tree.let.exchange");
+    boxes = let_->allgather(mine.data(), kWidth);
+  }
   boxes_ = tree::target_boxes(&boxes[size_t(rank_) * kWidth]);
   let_send_.clear();
   let_send_counts_.assign(size_, 0);
   if (let_->pulls()) {
     // Pulled (--let-strategy rma, model/tree_pull.hpp): this rank walks the others' trees
     // itself and ends with the blocks they would have pushed; let_bytes counts what it fetched.
+    Timers::Scope t(timers_, "br.tree.let.exchange");
     std::vector<double> records;
     tree::LetPull walk(boxes_, rules_, size_);
     let_->pull(tree::expose(sources_[0], records), walk, let_recv_counts_, let_recv_);
     load_.let_bytes += walk.fetched() * long(sizeof(double));
   } else {
-    for (int r = 0; r < size_; ++r) {
-      if (r == rank_) continue;
-      let_send_counts_[r] = tree::pack_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_, let_send_);
+    {
+      // Each destination's block walked and packed apart (in parallel), then laid out in rank order.
+      Timers::Scope t(timers_, "br.tree.let.pack");
+      let_blocks_.resize(size_);
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int r = 0; r < size_; ++r) {
+        let_blocks_[r].clear();
+        if (r != rank_)
+          let_send_counts_[r] =
+              tree::pack_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_, let_blocks_[r]);
+      }
+      std::vector<long> at(size_ + 1, 0);
+      for (int r = 0; r < size_; ++r) at[r + 1] = at[r] + let_send_counts_[r];
+      let_send_.resize(at[size_]);
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int r = 0; r < size_; ++r) std::copy(let_blocks_[r].begin(), let_blocks_[r].end(), let_send_.begin() + at[r]);
     }
+    Timers::Scope t(timers_, "br.tree.let.exchange");
     let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
   }
-  const double* in = let_recv_.data();
+  Timers::Scope t(timers_, "br.tree.let.unpack");
+  std::vector<long> from;  // the received blocks' offsets, rank order
+  long off = 0;
   for (int r = 0; r < size_; ++r) {
-    if (let_recv_counts_[r] > 0) {
-      sources_.push_back(tree::unpack_let(in, let_recv_counts_[r]));
-      load_.let_clusters += static_cast<long>(sources_.back().clusters.size());
-      load_.let_particles += sources_.back().n;
+    if (let_recv_counts_[r] > 0) from.push_back(off);
+    off += let_recv_counts_[r];
+  }
+  const size_t first = sources_.size();
+  sources_.resize(first + from.size());
+  const double* in = let_recv_.data();
+  std::exception_ptr bad;  // a malformed block: thrown after the loop (not out of a parallel region)
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t k = 0; k < from.size(); ++k) {
+    const long end = k + 1 < from.size() ? from[k + 1] : off;  // (empty blocks between add nothing)
+    try {
+      sources_[first + k] = tree::unpack_let(in + from[k], end - from[k]);
+    } catch (...) {
+#pragma omp critical(let_unpack)
+      bad = std::current_exception();
     }
-    in += let_recv_counts_[r];
+  }
+  if (bad) std::rethrow_exception(bad);
+  for (size_t s = first; s < sources_.size(); ++s) {
+    load_.let_clusters += static_cast<long>(sources_[s].clusters.size());
+    load_.let_particles += sources_[s].n;
   }
   for (long c : let_send_counts_) load_.let_bytes += c * long(sizeof(double));
 }

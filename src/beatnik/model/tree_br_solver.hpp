@@ -28,7 +28,8 @@
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let, br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
+// br.tree.build, br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
+// strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
 // .far.kernel, which overlap the host's .lists, then .edge with .edge.keys (host), .edge.tables,
 // .edge.kernel, .edge.copy), br.tree.to_surface. Skeleton mode (a skipping
@@ -226,6 +227,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<std::vector<tree::Ball>> balls_;  // per sources_ entry: each cluster's centre and radius
   std::vector<tree::Ball> box_balls_;           // boxes_'
   std::vector<double> let_send_;
+  std::vector<std::vector<double>> let_blocks_;  // each destination's LET block, packed apart
   exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;
   std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
