@@ -6,18 +6,15 @@ without the check). Every CSV number is recomputed here from the results files: 
 = the solver's phase regions (named here) ÷ 3 calls per step (RK3), error = br_check; the PNG and
 SVG must be valid, the page must render in headless Chromium with every figure loaded, and
 runs without --br-check draw no such figure."""
-import argparse
 import json
 import os
-import re
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from program_checks import Checks  # noqa: E402
-from test_sweep_report import chromium_dom, close, png_ok, read_csv, run, svg_ok  # noqa: E402
+from test_sweep_report import close, figure_on_page, read_csv, report_figure, run, study_test_main  # noqa: E402
 
 check = Checks()
 CHECK = ["--br-check", "16"]
@@ -84,11 +81,7 @@ def expected_rows(out):
 
 def report_part(a, tmp, out):
     rep = os.path.join(tmp, "report")
-    code, so, se = run([a.report, out, "--out", rep])
-    check("report: exit 0", code == 0, se[-800:])
-    base = os.path.join(rep, "accuracy-cost")
-    check("accuracy-cost.png is a valid image", png_ok(base + ".png"), "")
-    check("accuracy-cost.svg is a valid SVG", svg_ok(base + ".svg"), "")
+    base = report_figure(check, a.report, [out], rep, "accuracy-cost")
     rows = read_csv(base + ".csv") if os.path.isfile(base + ".csv") else []
     want = expected_rows(out)
     got = {(r["panel"], r["solver"], r["setting"]): r for r in rows}
@@ -98,7 +91,8 @@ def report_part(a, tmp, out):
         r = got.get(key)
         check(f"accuracy-cost {key}", r is not None and all(close(r[k], w[k]) for k in w),
               (r, w))
-    html_part(a, rep)
+    figure_on_page(check, a.chromium, rep, "Accuracy and cost of the BR solvers",
+                   "Accuracy and cost of the Birkhoff-Rott solvers", "accuracy-cost")
     # A report of the run without --br-check only: no accuracy-cost figure.
     plain = os.path.join(out, "runs", "nocheck.np1.r1.json")
     code, so, se = run([a.report, plain, "--out", os.path.join(tmp, "plain")])
@@ -106,39 +100,5 @@ def report_part(a, tmp, out):
           not any(f.startswith("accuracy-cost") for f in os.listdir(os.path.join(tmp, "plain"))), (code, se))
 
 
-def html_part(a, rep):
-    page = os.path.join(rep, "index.html")
-    text = open(page, encoding="utf-8").read()
-    figs = len([f for f in os.listdir(rep) if f.endswith(".png")])
-    check("html: the accuracy-cost figure on the page", 'alt="Accuracy and cost of the BR solvers"' in text
-          and "Accuracy and cost of the Birkhoff-Rott solvers</h2>" in text, "")
-    if not a.chromium or a.chromium.endswith("NOTFOUND"):
-        check("html: headless Chromium available", False, "install chromium (scripts/install-deps.sh)")
-        return
-    dom, code = chromium_dom(a.chromium, page)
-    acc = re.search(r'<img[^>]*alt="Accuracy and cost of the BR solvers"[^>]*>', dom)
-    status = re.search(r'id="render-check">([^<]*)<', dom)
-    check("html: Chromium loaded every figure, the accuracy-cost one included",
-          code == 0 and acc is not None and 'data-loaded="yes"' in acc.group(0) and status is not None
-          and status.group(1) == f"{figs} of {figs} figures loaded",
-          f"exit {code}, {status.group(1) if status else 'no status'}")
-
-
-def main():
-    p = argparse.ArgumentParser()
-    for opt in ("--sweep", "--report", "--beatnik", "--chromium"):
-        p.add_argument(opt, required=opt != "--chromium")
-    a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="beatnik-acc-") as tmp:
-        study = os.path.join(tmp, "acc.toml")
-        write_study(study, a.beatnik)
-        out = os.path.join(tmp, "study")
-        code, so, se = run([a.sweep, study, "--out", out])
-        check("sweep: exit 0", code == 0, f"exit {code}: {so[-500:]} {se[-500:]}")
-        if code == 0:
-            report_part(a, tmp, out)
-    check.finish()
-
-
 if __name__ == "__main__":
-    main()
+    study_test_main(check, "acc", write_study, report_part)

@@ -375,6 +375,54 @@ def chromium_dom(chromium, page):
             return "", "timeout"
 
 
+def report_figure(checks, report, inputs, rep, name):
+    """beatnik-report on `inputs` into `rep`: exit 0, NAME.png a valid image and NAME.svg a valid
+    SVG (checks: the calling test's Checks). Returns rep/NAME, the figure's path without extension."""
+    code, so, se = run([report, *inputs, "--out", rep])
+    checks(f"report into {os.path.basename(rep)}: exit 0", code == 0, se[-800:])
+    base = os.path.join(rep, name)
+    checks(f"{name}.png is a valid image", png_ok(base + ".png"), rep)
+    checks(f"{name}.svg is a valid SVG", svg_ok(base + ".svg"), rep)
+    return base
+
+
+def figure_on_page(checks, chromium, rep, alt, heading, name):
+    """The figure whose alt text is `alt` is on the page in `rep` under `heading`, and headless
+    Chromium loads every figure of the page, that one included (checks: the calling test's Checks)."""
+    text = open(os.path.join(rep, "index.html"), encoding="utf-8").read()
+    checks(f"html: the {name} figure on the page", f'alt="{alt}"' in text and f"{heading}</h2>" in text, "")
+    if not chromium or chromium.endswith("NOTFOUND"):
+        checks("html: headless Chromium available", False, "install chromium (scripts/install-deps.sh)")
+        return
+    figs = len([f for f in os.listdir(rep) if f.endswith(".png")])
+    dom, code = chromium_dom(chromium, os.path.join(rep, "index.html"))
+    img = re.search(rf'<img[^>]*alt="{re.escape(alt)}"[^>]*>', dom)
+    status = re.search(r'id="render-check">([^<]*)<', dom)
+    checks(f"html: Chromium loaded every figure, the {name} one included",
+           code == 0 and img is not None and 'data-loaded="yes"' in img.group(0) and status is not None
+           and status.group(1) == f"{figs} of {figs} figures loaded",
+           f"exit {code}, {status.group(1) if status else 'no status'}")
+
+
+def study_test_main(checks, name, write_study, report_part):
+    """main() of a report figure's test: the commands' paths from the command line, the study
+    `name` written by write_study(path, beatnik), run by beatnik-sweep in a temporary folder, then
+    report_part(args, tmp, study folder); exits through checks.finish()."""
+    p = argparse.ArgumentParser()
+    for opt in ("--sweep", "--report", "--beatnik", "--chromium"):
+        p.add_argument(opt, required=opt != "--chromium")
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix=f"beatnik-{name}-") as tmp:
+        study = os.path.join(tmp, f"{name}.toml")
+        write_study(study, a.beatnik)
+        out = os.path.join(tmp, "study")
+        code, so, se = run([a.sweep, study, "--out", out])
+        checks("sweep: exit 0", code == 0, f"exit {code}: {so[-500:]} {se[-500:]}")
+        if code == 0:
+            report_part(a, tmp, out)
+    checks.finish()
+
+
 def html_part(a, out, figs):
     page = os.path.join(out, "index.html")
     text = open(page, encoding="utf-8").read()

@@ -9,7 +9,8 @@ import time
 KIND_TITLES = {"scaling": "Scaling", "heatmap": "-H configuration heatmap", "phases": "Phase breakdown",
                "load": "Per-rank load distribution", "histogram": "Step-time histograms",
                "bytes": "On-node / off-node bytes per placement", "matrix": "Rank-pair communication matrix",
-               "accuracy": "Accuracy and cost of the Birkhoff-Rott solvers"}
+               "accuracy": "Accuracy and cost of the Birkhoff-Rott solvers",
+               "size": "Birkhoff-Rott call time against problem size"}
 
 STYLE = """body{font-family:sans-serif;margin:2em;max-width:1200px}figure{margin:1.5em 0;border-top:1px solid #ccc;
 padding-top:.5em}img{max-width:100%}figcaption{font-size:.9em;color:#333}table{border-collapse:collapse;font-size:.85em}

@@ -1,6 +1,7 @@
 """beatnik-report DIR|FILES... --out DIR: draws the figures of a study's results files (scaling,
 -H heatmap, phase breakdown, per-rank load, step-time histograms, bytes per placement, rank-pair
-matrix, accuracy against cost of the BR solvers: each when the inputs hold what it needs) as PNG, SVG and CSV, and one HTML page."""
+matrix, accuracy against cost of the BR solvers, BR call time against problem size: each when the
+inputs hold what it needs) as PNG, SVG and CSV, and one HTML page."""
 import argparse
 import os
 import sys
@@ -40,9 +41,10 @@ def _report(args):
         raise UsageError(f"--out {args.out}: exists and is not a folder")
     os.makedirs(out_dir, exist_ok=True)
     # matplotlib only once the inputs are known to be good (a bad input answers at once)
-    from .figures import accuracy_cost, comm_matrix, heatmap, histogram, load, phases, placement_bytes, scaling
+    from .figures import (accuracy_cost, comm_matrix, heatmap, histogram, load, phases, placement_bytes, scaling,
+                          size_scaling)
     figures = []
-    for drawer in (scaling, heatmap, phases, load, histogram, placement_bytes, accuracy_cost):
+    for drawer in (scaling, heatmap, phases, load, histogram, placement_bytes, accuracy_cost, size_scaling):
         figures += drawer.draw(done, out_dir)
     figures += comm_matrix.draw(done + dry, out_dir)
     page = os.path.join(out_dir, "index.html")

@@ -3,37 +3,18 @@ with --br-check (results: br_check), the measured error against the time per BR 
 one panel per case, one marker series per solver (exact, cutoff, tree), each point labelled with
 its cutoff radius c or tolerance TOL.
 
-Time per BR call = the sum of the solver's top-level timer regions `br.SOLVER.*` (median over
-ranks, seconds per step; their phases and br.check, the check's own cost, left out) divided by
-the BR calls per step (br_check.steps[].calls, median). Error = br_check.rms_rel (the worst BR
+Time per BR call: br_timing (the solver's top-level timer regions ÷ the BR calls per step the
+timers counted; br.check, the check's own cost, left out). Error = br_check.rms_rel (the worst BR
 call of the run; max_rel beside it in the CSV). Repetitions count by their median."""
 from collections import defaultdict
 
-from ..runs import median, top_level_regions
+from ..runs import median
+from .br_timing import SOLVERS, seconds_per_call, solver_of
 from .common import plt, save
 
-SOLVERS = ("exact", "cutoff", "tree")
 MARKERS = {"exact": "s", "cutoff": "o", "tree": "^"}
 COLORS = {"exact": "black", "cutoff": "tab:blue", "tree": "tab:red"}
 FLOOR = 1e-17   # where an error of exactly 0 is drawn (log axes)
-
-
-def solver_of(doc):
-    solver = doc["config"].get("solver")
-    return solver if solver in SOLVERS else None
-
-
-def seconds_per_call(doc):
-    """(seconds per BR call, calls per step, regions summed) of a run, or None without them."""
-    solver = solver_of(doc)
-    regions = doc["timers"]["regions"]
-    mine = [r for r in top_level_regions(regions) if r.startswith(f"br.{solver}.")]
-    calls = [int(s["calls"]) for s in (doc.get("br_check") or {}).get("steps", []) if int(s.get("calls", 0)) > 0]
-    if not mine or not calls:
-        return None
-    per_step = sum(float(regions[r]["median"]) for r in mine)
-    calls_per_step = median(calls)
-    return per_step / calls_per_step, calls_per_step, mine
 
 
 def parameter(doc):
