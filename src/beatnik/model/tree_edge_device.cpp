@@ -305,7 +305,8 @@ T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) 
 
 void record(void* event, void* stream) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (event) check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+  if (event)
+    check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
 #else
   (void)event, (void)stream;
 #endif

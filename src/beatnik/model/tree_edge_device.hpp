@@ -66,8 +66,8 @@ class TreeEdgeDevice {
   long proxy_pairs = 0, direct_pairs = 0;  // of the last sum
   long bytes = 0;                          // of the last build's tables
   // Last build (host set-up and queueing: host_s; the passes: tables_s), terms (uploads queued:
-  // copy_s) and sum (the kernel: kernel_s). On the device tables_s and kernel_s are device times (CUDA events)
-  // that may overlap other streams' work; on the host, wall times.
+  // copy_s) and sum (the kernel: kernel_s). On the device tables_s and kernel_s are device times
+  // (CUDA events, read by wait()) that may overlap other streams' work; on the host, wall times.
   double host_s = 0, tables_s = 0, kernel_s = 0, copy_s = 0;
 
   struct Tab {  // a table as the passes read it
@@ -84,8 +84,10 @@ class TreeEdgeDevice {
  private:
   void sync() const;  // waits for this object's stream (device)
   exec::Space space_;
-  void* stream_ = nullptr;     // device: this object's CUDA stream (blocking: ordered after the default stream's copies)
-  void* events_[4] = {};       // device: tables start, tables done, sum start, sum done
+  // Device: this object's CUDA stream, a blocking one (ordered after the default stream's
+  // copies: the pools' fills), and its events: tables start and done, sum start and done.
+  void* stream_ = nullptr;
+  void* events_[4] = {};
   bool built_ = false;         // build() recorded its events
   bool summed_ = false;        // the last queue_sum launched its kernel
   int nb_ = 0;                 // the last terms(): batches, terms, first.back(), largest table

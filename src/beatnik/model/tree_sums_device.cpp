@@ -686,7 +686,9 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   ++calls_;
   if (const char* e = std::getenv("BEATNIK_TREE_SUMS_BENCH"); e && std::atoi(e) == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
-    else if (extra) std::fprintf(stderr, "tree-sums-bench: call %d: the far field holds the edge terms (replay with --tree-edge-terms off)\n", calls_);
+    else if (extra)
+      std::fprintf(stderr, "tree-sums-bench: call %d: the far field holds the edge terms (replay with --tree-edge-terms off)\n",
+                   calls_);
     else bench(acc_near, acc_far, near_pairs, far_pairs);
   }
 #else
