@@ -31,8 +31,9 @@
 // br.tree.build, br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
 // strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
-// .far.kernel, which overlap the host's .lists, then .edge with .edge.keys (host), .edge.tables,
-// .edge.kernel, .edge.copy), br.tree.to_surface. Skeleton mode (a skipping
+// .far.kernel, which overlap the host's .lists, then .edge (host: keys, term lists, queueing the
+// edge stream) with .edge.keys, .edge.copy (host), .edge.tables, .edge.kernel (device, beside the
+// sums) and .edge.wait), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
 // them); the proxies' interpolation (upward), the lower-degree sets, the lists and the sums stand
 // in, and the velocities returned are zero.

@@ -11,6 +11,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
+#include "beatnik/exec/stream.hpp"
 #include "beatnik/model/tree_edge.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
@@ -24,6 +25,12 @@ namespace {
 using Tab = TreeEdgeDevice::Tab;
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string("tree edge terms: ") + what + ": " + cudaGetErrorString(e));
+}
+#endif
 
 // The last table in [0, nt) whose field `key` is ≤ i (ascending; the first's is 0).
 BEATNIK_HOST_DEVICE inline int table_of(const Tab* t, int nt, long i, long Tab::*key) {
@@ -248,60 +255,131 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
       start_(space, 0),
       terms_(space, 0),
       counts_(space, 2),
-      temp_(space, 0) {}
+      temp_(space, 0) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (space_ == exec::Space::Device) {
+    // A blocking stream: its work follows the default stream's synchronous copies (the pools
+    // and targets are filled there) and runs beside the sums' streams, which are blocking too.
+    cudaStream_t st;
+    check(cudaStreamCreate(&st), "cudaStreamCreate");
+    stream_ = st;
+    for (void*& e : events_) {
+      cudaEvent_t ev;
+      check(cudaEventCreate(&ev), "cudaEventCreate");
+      e = ev;
+    }
+  }
+#endif
+}
+
+TreeEdgeDevice::~TreeEdgeDevice() {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  for (void* e : events_)
+    if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+#endif
+}
 
 namespace {
-// The data of v in space s: a copy in b (grown as needed); v itself on the host.
+// The data of v (host) in space s: a copy in b (grown as needed), queued on `stream` on the
+// device (v must then stay unchanged until the stream has taken it: pageable host memory is
+// staged before cudaMemcpyAsync returns).
 template <class T>
-T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
+T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) {
   exec::grow(b, s, std::max<size_t>(n, 1));
-  if (n) exec::copy(b.data(), s, v, exec::Space::Host, n);
+  if (n == 0) return b.data();
+  if (s == exec::Space::Host) {
+    std::copy_n(v, n, b.data());
+    return b.data();
+  }
+#if defined(BEATNIK_DEVICE_COMPILE)
+  check(cudaMemcpyAsync(b.data(), v, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
+        "cudaMemcpyAsync");
+#else
+  (void)stream;
+  exec::no_device_backend("tree edge tables");
+#endif
   return b.data();
 }
+
+void record(void* event, void* stream) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (event)
+    check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+#else
+  (void)event, (void)stream;
+#endif
+}
+
+double elapsed(void* a, void* b) {
+  float ms = 0;
+#if defined(BEATNIK_DEVICE_COMPILE)
+  check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(a), static_cast<cudaEvent_t>(b)), "cudaEventElapsedTime");
+#else
+  (void)a, (void)b;
+#endif
+  return 1e-3 * ms;
+}
 }  // namespace
+
+void TreeEdgeDevice::sync() const {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (stream_) check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
+#endif
+}
 
 void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool,
                            int p) {
   const exec::Space S = space_;
   const double t0 = now();
+  sync();  // the previous call's passes read the buffers refilled here
   const int nt = static_cast<int>(specs.size());
   const int p1 = p + 1, NW = 6 * p1;
   host_tabs_.resize(nt);
-  std::vector<double> nodes(size_t(nt) * NW, 0.0);
-  std::vector<long> segs(nt + 1, 0);
+  host_nodes_.assign(size_t(nt) * NW, 0.0);
+  host_segs_.assign(nt + 1, 0);
   long item = 0, sorted = 0, pre = 0, citem = 0, pitem = 0;
-  for (int k = 0; k < nt; ++k) {
+  for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
+    for (int d = 0; d < 3; ++d)
+      if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
     Tab& t = host_tabs_[k];
     const long rows = e.n / e.block;
-    t = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis, {0, 0, 0}};
-    for (int d = 0; d < 3; ++d) {
-      if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
-      t.dg[d] = e.dg[d];
-      tree::chebyshev(e.lo[d], e.hi[d], e.dg[d], &nodes[size_t(k) * NW + d * p1], &nodes[size_t(k) * NW + 3 * p1 + d * p1]);
-    }
-    segs[k] = item;
+    t = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+         {e.dg[0], e.dg[1], e.dg[2]}};
+    host_segs_[k] = item;
     item += e.n;
     sorted += 6 * e.n;
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;
     pitem += e.m;
   }
-  segs[nt] = item;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nt; ++k) {
+    const EdgeTableSpec& e = specs[k];
+    double* nd = &host_nodes_[size_t(k) * NW];
+    for (int d = 0; d < 3; ++d) tree::chebyshev(e.lo[d], e.hi[d], e.dg[d], nd + d * p1, nd + 3 * p1 + d * p1);
+  }
+  host_segs_[nt] = item;
   items_ = item;
   p_ = p;
   bytes = (sorted + pre) * long(sizeof(double));
   prox_pool_ = prox_pool;
-  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size());
-  const double* nd = place(nodes_, S, nodes.data(), nodes.size());
-  const long* sg = place(segs_, S, segs.data(), segs.size());
+  summed_ = false;
+  exec::WorkStreamScope on(stream_);
+  record(events_[0], stream_);
+  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size(), stream_);
+  const double* nd = place(nodes_, S, host_nodes_.data(), host_nodes_.size(), stream_);
+  const long* sg = place(segs_, S, host_segs_.data(), host_segs_.size(), stream_);
   exec::grow(keys_, S, std::max(item, 1L));
   exec::grow(keys_sorted_, S, std::max(item, 1L));
   exec::grow(vals_, S, std::max(item, 1L));
   exec::grow(vals_sorted_, S, std::max(item, 1L));
   exec::grow(sorted_, S, std::max(sorted, 1L));
   exec::grow(prefix_, S, std::max(pre, 1L));
+  const double t1 = now();
   if (nt > 0 && item > 0) {
     keys_pass(S, item, tabs, nt, src_pool, keys_.data(), vals_.data());
     stable_sort(S, item, nt, host_tabs_, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(), temp_);
@@ -324,54 +402,99 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
     }
   }
   if (nt > 0) scan_pass(S, pitem, tabs, nt, prefix_.data());
-  exec::fence(S);
-  tables_s = now() - t0;
+  record(events_[1], stream_);
+  built_ = true;
+  host_s = now() - t0;
+  tables_s = now() - t1;  // on the host the passes ran here; on the device wait() reads the events
+}
+
+void TreeEdgeDevice::terms(const std::vector<long>& first, const std::vector<long>& start,
+                           const std::vector<EdgeTermDev>& terms) {
+  const exec::Space S = space_;
+  const double t = now();
+  sync();  // the previous sum reads the buffers refilled here
+  nb_ = static_cast<int>(first.size()) - 1;
+  nterms_ = static_cast<long>(terms.size());
+  last_target_ = first.empty() ? 0 : first.back();
+  if (start.size() != first.size() || (nb_ >= 0 && start.back() != nterms_))
+    throw Error("tree edge sums: batch and term lists do not match");
+  int lo = 0, hi = -1;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi)
+  for (long i = 0; i < nterms_; ++i) {
+    lo = std::min(lo, terms[i].table);
+    hi = std::max(hi, terms[i].table);
+  }
+  if (lo < 0) throw Error("tree edge sums: no such table");
+  max_table_ = hi;
+  exec::WorkStreamScope on(stream_);
+  place(first_, S, first.data(), first.size(), stream_);
+  place(start_, S, start.data(), start.size(), stream_);
+  place(terms_, S, terms.data(), terms.size(), stream_);
+  copy_s = now() - t;
+}
+
+void TreeEdgeDevice::queue_sum(const double* tgt, long n, const BRImages& img, double eps) {
+  const exec::Space S = space_;
+  proxy_pairs = direct_pairs = 0;
+  kernel_s = 0;
+  summed_ = false;
+  if (n <= 0 || nb_ <= 0 || nterms_ == 0) return;
+  if (last_target_ > n) throw Error("tree edge sums: batches beyond the targets");
+  if (max_table_ >= static_cast<long>(host_tabs_.size())) throw Error("tree edge sums: no such table");
+  const double t = now();
+  exec::WorkStreamScope on(stream_);
+  exec::grow(acc_, S, 3 * size_t(n));
+  if (S == exec::Space::Host) {
+    counts_.zero();
+  } else {
+#if defined(BEATNIK_DEVICE_COMPILE)
+    check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), static_cast<cudaStream_t>(stream_)),
+          "cudaMemsetAsync");
+#endif
+  }
+  record(events_[2], stream_);
+  sum_pass(S, n, tgt, nb_, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(), prefix_.data(),
+           prox_pool_, img, eps, acc_.data(), counts_.data());
+  record(events_[3], stream_);
+  kernel_s = now() - t;  // on the host the kernel ran here; on the device wait() reads the events
+  summed_ = true;
+}
+
+void TreeEdgeDevice::wait() {
+  sync();
+  if (stream_ && built_) tables_s = elapsed(events_[0], events_[1]);
+  if (!summed_) return;
+  if (stream_) kernel_s = elapsed(events_[2], events_[3]);
+  unsigned long long c[2] = {0, 0};
+  exec::copy(c, exec::Space::Host, counts_.data(), space_, 2);
+  proxy_pairs = static_cast<long>(c[0]);
+  direct_pairs = static_cast<long>(c[1]);
 }
 
 void TreeEdgeDevice::sum(const double* tgt, long n, const std::vector<long>& first, const std::vector<long>& start,
                          const std::vector<EdgeTermDev>& terms, const BRImages& img, double eps, double* acc) {
-  const exec::Space S = space_, H = exec::Space::Host;
-  const int nb = static_cast<int>(first.size()) - 1;
-  proxy_pairs = direct_pairs = 0;
-  kernel_s = copy_s = 0;
-  if (n <= 0 || nb <= 0 || terms.empty()) return;
-  if (start.size() != first.size() || start.back() != static_cast<long>(terms.size()) || first.back() > n)
-    throw Error("tree edge sums: batch and term lists do not match");
-  for (const EdgeTermDev& e : terms)
-    if (e.table < 0 || e.table >= static_cast<int>(host_tabs_.size())) throw Error("tree edge sums: no such table");
-  double t = now();
-  const long* fd = place(first_, S, first.data(), first.size());
-  const long* sd = place(start_, S, start.data(), start.size());
-  const EdgeTermDev* td = place(terms_, S, terms.data(), terms.size());
-  exec::grow(acc_, S, 3 * size_t(n));
-  counts_.zero();
-  exec::fence(S);
-  copy_s = now() - t;
-  t = now();
-  sum_pass(S, n, tgt, nb, fd, sd, td, tabs_.data(), sorted_.data(), prefix_.data(), prox_pool_, img, eps, acc_.data(),
-           counts_.data());
-  exec::fence(S);
-  kernel_s = now() - t;
-  t = now();
-  unsigned long long c[2] = {0, 0};
-  exec::copy(c, H, counts_.data(), S, 2);
-  proxy_pairs = static_cast<long>(c[0]);
-  direct_pairs = static_cast<long>(c[1]);
+  this->terms(first, start, terms);
+  queue_sum(tgt, n, img, eps);
+  wait();
+  if (!summed_) return;
+  const double t = now();
   std::vector<double> u(3 * size_t(n));
-  exec::copy(u.data(), H, acc_.data(), S, 3 * size_t(n));
+  exec::copy(u.data(), exec::Space::Host, acc_.data(), space_, 3 * size_t(n));
 #pragma omp parallel for
   for (long k = 0; k < 3 * n; ++k) acc[k] += u[k];
   copy_s += now() - t;
 }
 
-std::vector<double> TreeEdgeDevice::sorted(int k) const {
+std::vector<double> TreeEdgeDevice::sorted(int k) {
+  sync();
   const Tab& t = host_tabs_.at(k);
   std::vector<double> out(6 * size_t(t.n));
   exec::copy(out.data(), exec::Space::Host, sorted_.data() + t.sorted, space_, out.size());
   return out;
 }
 
-std::vector<double> TreeEdgeDevice::prefix(int k) const {
+std::vector<double> TreeEdgeDevice::prefix(int k) {
+  sync();
   const Tab& t = host_tabs_.at(k);
   std::vector<double> out(3 * size_t(t.m) * (t.rows + 1));
   exec::copy(out.data(), exec::Space::Host, prefix_.data() + t.prefix, space_, out.size());

@@ -416,6 +416,11 @@ void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
   }
   exec::detail::check_launch(what);
 }
+
+// a[k] += b[k] for k < n, on the default stream (device arrays).
+void add_into(long n, double* a, const double* b) {
+  exec::parallel_for(exec::Space::Device, n, [=] BEATNIK_HOST_DEVICE(long k) { a[k] += b[k]; });
+}
 #endif
 
 }  // namespace
@@ -653,7 +658,8 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
 #endif
 }
 
-void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs) {
+void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
+                            const std::function<const double*()>& far_extra) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
   const double t = now();
@@ -666,6 +672,8 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     near_kernel_s += 1e-3 * a;
     far_kernel_s += 1e-3 * b;
   }
+  const double* extra = far_extra ? far_extra() : nullptr;
+  if (extra && n_ > 0) add_into(3 * n_, acc_far_.data(), extra);  // the default stream: before the copy below
   unsigned long long pairs[2] = {0, 0};
   if (n_ > 0) {
     exec::copy(acc_near, H, acc_near_.data(), D, 3 * n_);
@@ -678,10 +686,13 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   ++calls_;
   if (const char* e = std::getenv("BEATNIK_TREE_SUMS_BENCH"); e && std::atoi(e) == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
+    else if (extra)
+      std::fprintf(stderr, "tree-sums-bench: call %d: the far field holds the edge terms (replay with --tree-edge-terms off)\n",
+                   calls_);
     else bench(acc_near, acc_far, near_pairs, far_pairs);
   }
 #else
-  (void)acc_near, (void)acc_far, (void)near_pairs, (void)far_pairs;
+  (void)acc_near, (void)acc_far, (void)near_pairs, (void)far_pairs, (void)far_extra;
   exec::no_device_backend("tree solver sums");
 #endif
 }

@@ -8,6 +8,7 @@
 // more warps per batch) in double with the host's pair formula and window rule; the velocities
 // come back into host arrays.
 // Compiled by nvcc in the CUDA build; the host build's run() throws (no device backend).
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -56,8 +57,12 @@ class TreeSumsDevice {
   void launch(int b0, int b1, const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& near,
               const std::vector<std::vector<BRSourceRange>>& far);
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
-  // every target of a launched batch overwritten); the pairs each field summed.
-  void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs);
+  // every target of a launched batch overwritten); the pairs each field summed. far_extra, if
+  // given, is called once the sums are done and returns a device array ([ux|uy|uz], n each,
+  // complete when it returns) added into the far field before it comes back, or null (the edge
+  // terms: tree_edge_device.hpp).
+  void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
+              const std::function<const double*()>& far_extra = {});
   // For the edge terms (tree_edge_device.hpp): the device pools (array i at base(far, i)) and
   // the targets begin() placed.
   const double* near_pool() const { return near_pool_.data(); }
