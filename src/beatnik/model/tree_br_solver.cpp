@@ -354,21 +354,21 @@ void TreeBRSolver::exchange_let() {
     load_.let_bytes += walk.fetched() * long(sizeof(double));
   } else {
     {
-      // Each destination's block walked and packed apart (in parallel), then laid out in rank order.
+      // Every destination's block planned (the walks, in parallel), placed in rank order, then
+      // written in place (in parallel).
       Timers::Scope t(timers_, "br.tree.let.pack");
-      let_blocks_.resize(size_);
+      std::vector<tree::LetBlock> blocks(size_);
 #pragma omp parallel for schedule(dynamic, 1)
-      for (int r = 0; r < size_; ++r) {
-        let_blocks_[r].clear();
-        if (r != rank_)
-          let_send_counts_[r] =
-              tree::pack_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_, let_blocks_[r]);
-      }
+      for (int r = 0; r < size_; ++r)
+        if (r != rank_) blocks[r] = tree::plan_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_);
       std::vector<long> at(size_ + 1, 0);
-      for (int r = 0; r < size_; ++r) at[r + 1] = at[r] + let_send_counts_[r];
+      for (int r = 0; r < size_; ++r) {
+        let_send_counts_[r] = blocks[r].size;
+        at[r + 1] = at[r] + blocks[r].size;
+      }
       let_send_.resize(at[size_]);
 #pragma omp parallel for schedule(dynamic, 1)
-      for (int r = 0; r < size_; ++r) std::copy(let_blocks_[r].begin(), let_blocks_[r].end(), let_send_.begin() + at[r]);
+      for (int r = 0; r < size_; ++r) tree::write_let(sources_[0], blocks[r], let_send_.data() + at[r]);
     }
     Timers::Scope t(timers_, "br.tree.let.exchange");
     let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);

@@ -201,34 +201,43 @@ void write_let_nodes(const LetBlockPlan& p, const LetDecisions& d, const std::ve
   }
 }
 
-long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r,
-              std::vector<double>& out) {
-  const int nc = static_cast<int>(t.clusters.size());
-  if (t.n == 0 || targets.empty()) return 0;
-  LetDecisions d;
-  d.reset(nc);
+LetBlock plan_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r) {
+  LetBlock k;
+  if (t.n == 0 || targets.empty()) return k;
+  k.d.reset(static_cast<int>(t.clusters.size()));
   std::vector<Visit> stack = root_visits(r, static_cast<int>(targets.size()));
   while (!stack.empty()) {
     const Visit v = stack.back();
     stack.pop_back();
-    d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), targets, r, stack);
+    k.d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), targets, r, stack);
   }
-  const LetBlockPlan p = plan_let_block(d, t.clusters, t.proxy_count);
-  const size_t start = out.size();
-  const long size = p.size();
-  out.resize(start + size);
-  double* h = out.data() + start;
-  write_let_nodes(p, d, t.clusters, t.proxy_count, h);
+  k.plan = plan_let_block(k.d, t.clusters, t.proxy_count);
+  k.size = k.plan.size();
+  return k;
+}
+
+void write_let(const SourceTree& t, const LetBlock& k, double* h) {
+  if (k.size == 0) return;
+  const LetBlockPlan& p = k.plan;
+  write_let_nodes(p, k.d, t.clusters, t.proxy_count, h);
   double* parts = h + kHeader + long(kNodeWidth) * long(p.sent.size());
   double* prox = parts + 6 * p.particles;
   for (int c = 0; c < 6; ++c)
     for (const auto& x : p.runs) parts = std::copy(&t.pts[c * t.n + x.first], &t.pts[c * t.n + x.second], parts);
   for (int c : p.sent)
-    if (d.proxy[c]) {
+    if (k.d.proxy[c]) {
       const double* q = &t.proxies[t.proxy_start[c]];
       prox = std::copy(q, q + 6L * t.proxy_count[c], prox);
     }
-  return size;
+}
+
+long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r,
+              std::vector<double>& out) {
+  const LetBlock k = plan_let(t, targets, r);
+  const size_t start = out.size();
+  out.resize(start + k.size);
+  write_let(t, k, out.data() + start);
+  return k.size;
 }
 
 SourceTree unpack_let(const double* b, long size) {

@@ -133,7 +133,7 @@ std::vector<search::Cluster> target_boxes(const double* records);
 
 // The owner's walk for a target box T, one visit at a time: its decisions are sets (opened
 // clusters, clusters whose proxies travel, source ranges), so the order of the visits does not
-// matter — pack_let walks depth first over the owner's own tree, a pull walks level by level
+// matter — plan_let walks depth first over the owner's own tree, a pull walks level by level
 // over records fetched from the owner (tree_pull.hpp), and both reach the same block.
 struct Visit {
   int cluster, mx, my;
@@ -169,8 +169,18 @@ LetBlockPlan plan_let_block(const LetDecisions& d, const std::vector<search::Clu
 void write_let_nodes(const LetBlockPlan& plan, const LetDecisions& d, const std::vector<search::Cluster>& clusters,
                      const std::vector<int>& proxy_count, double* block);
 
-// What the targets in the boxes `targets` need of `tree`, appended to `out` as one block. Returns
-// the block's size in doubles (0: no target or no source).
+// What the targets in the boxes `targets` need of `tree` as one block, in two steps so that the
+// caller can place every destination's block before any is written: plan_let walks the tree
+// (size: the block's doubles, 0 when there is no target or no source), write_let writes the
+// block to `out` (size doubles).
+struct LetBlock {
+  LetDecisions d;
+  LetBlockPlan plan;
+  long size = 0;
+};
+LetBlock plan_let(const SourceTree& tree, const std::vector<search::Cluster>& targets, const Rules& rules);
+void write_let(const SourceTree& tree, const LetBlock& block, double* out);
+// Both, the block appended to `out`; returns its size in doubles.
 long pack_let(const SourceTree& tree, const std::vector<search::Cluster>& targets, const Rules& rules,
               std::vector<double>& out);
 // One block back as a remote SourceTree.
