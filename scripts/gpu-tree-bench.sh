@@ -4,6 +4,9 @@
 #       the box grow by sqrt(P)), periodic multi-mode cosine, TOL 1e-6, on 1..GPUS GPUs (1, 2, 4 when
 #       GPUS = 4), every LET strategy on more than one GPU: time per BR call, efficiency against one
 #       GPU, LET bytes per rank and the LET's share of the call
+#   scripts/gpu-tree-bench.sh let BUILD_DIR OUT_DIR [GPUS]   the LET over the GPU transport against host
+#       MPI: weak 1024^2 per GPU on 2 and GPUS GPUs, alltoallv and sparse, --gpu-transport nccl (the
+#       blocks by NCCL) then staged (the blocks by host MPI), and one GPU as the baseline
 #   scripts/gpu-tree-bench.sh sizes BUILD_DIR OUT_DIR   one GPU: the 1024^2 case's tree at 256^2, 512^2,
 #       1024^2 and 2048^2 (the BR call time against N; beatnik-report OUT_DIR draws it with N log N)
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
@@ -41,9 +44,11 @@ if os.path.basename(sys.argv[1]).startswith("weak") and os.path.exists(base):
     eff = f"  efficiency {100 * float(open(base).read()) / per_call:5.1f} %"
 tree = p.get("br_tree", {})
 let = med("br.tree.let") / 3
+split = "/".join(f"{1e3 * med('br.tree.let.' + k) / 3:.1f}" for k in ("pack", "exchange", "unpack"))
 line = f"{sys.argv[2]:<26} {ranks} GPU  {per_call:8.4f} s/call{eff}"
 if tree:
-    line += (f"  LET {1e3 * let:7.2f} ms/call ({100 * let / per_call if per_call else 0:4.1f} %)"
+    line += (f"  LET {1e3 * let:7.2f} ms/call ({100 * let / per_call if per_call else 0:4.1f} %;"
+             f" pack/exchange/unpack {split} ms, {d['config']['br']['tree'].get('let_path', '?')})"
              f"  LET MB/call busiest rank {tree.get('let_bytes_per_call_max_rank', 0) / 1e6:8.2f}"
              f"  direct {tree.get('direct_pairs_per_call', 0):.3e}  proxy {tree.get('proxy_pairs_per_call', 0):.3e}")
 chk = d.get("br_check")
@@ -66,6 +71,16 @@ case $mode in
       fi
     done
     ;;
+  let)
+    run weak_1gpu 1 "${cos1024[@]}" -t 3 --warmup 1
+    for p in 2 "$gpus"; do
+      for let in alltoallv sparse; do
+        for t in nccl staged; do
+          run "let_${p}gpu_${let}_$t" "$p" "${cos1024[@]}" -w "$p" -t 3 --warmup 1 --let-strategy "$let" --gpu-transport "$t"
+        done
+      done
+    done
+    ;;
   sizes)
     for n in 256 512 1024 2048; do
       run "size_tree_cos$n" 1 -O high -n "$n" -b periodic -I cos -S tree --br-tolerance 1e-6 -t 3 --warmup 1
@@ -79,7 +94,7 @@ case $mode in
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
   *)
-    echo "usage: $0 weak|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
+    echo "usage: $0 weak|let|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
     exit 2
     ;;
 esac

@@ -8,6 +8,7 @@
 
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/context.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/state.hpp"
@@ -30,11 +31,14 @@ inline app::Options br_options(const char* profile, const char* boundary, int n)
 struct BRSurfaceCase {
   app::RunConfig c;
   comm::Context ctx;
+  std::unique_ptr<comm::Transport> transport;  // with `nccl`: an NCCL transport over comm's ranks
   std::unique_ptr<mesh::SurfaceMesh> mesh;
   mesh::Field state, omega, out;
 
-  explicit BRSurfaceCase(const app::Options& o, MPI_Comm comm = MPI_COMM_WORLD) : c(config_for(o, comm)), ctx(comm) {
-    mesh = std::make_unique<mesh::SurfaceMesh>(ctx, c.geometry, c.procs);
+  explicit BRSurfaceCase(const app::Options& o, MPI_Comm comm = MPI_COMM_WORLD, bool nccl = false)
+      : c(config_for(o, comm)), ctx(comm) {
+    if (nccl) transport = std::make_unique<comm::Transport>(ctx, exec::Space::Device, comm::TransportKind::Nccl);
+    mesh = std::make_unique<mesh::SurfaceMesh>(ctx, c.geometry, c.procs, transport.get());
     const GhostedLayout L = mesh->layout(), owned{L.ni, L.nj, 0};
     state = mesh::Field(exec::Space::Host, L, model::kStateComps);
     omega = mesh::Field(exec::Space::Host, owned, 3);

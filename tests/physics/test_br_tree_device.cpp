@@ -4,7 +4,8 @@
 // terms, edge terms and far terms through the lower-degree sets the device computes are all
 // exercised); the edge terms' pair counts must be the host's, and turning them off must change
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
-// device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run.
+// device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run,
+// over host MPI and over the NCCL transport alike.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
 
@@ -24,6 +25,18 @@ using namespace beatnik;
 
 namespace {
 
+// Each rank on its own GPU where the node has enough (as the program binds them), so that the
+// NCCL transport can run; else every rank on the first.
+class BindGpus : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (exec::device_count() == 0) return;
+    const comm::Context ctx(MPI_COMM_WORLD);
+    exec::bind_device(ctx.node_local_rank(), -1);
+  }
+};
+::testing::Environment* const kBindGpus = ::testing::AddGlobalTestEnvironment(new BindGpus);
+
 mesh::Field to_device(const mesh::Field& h) {
   mesh::Field d(exec::Space::Device, h.layout(), h.ncomp());
   exec::copy(d.comp(0), exec::Space::Device, h.comp(0), exec::Space::Host, h.bytes() / sizeof(double));
@@ -33,9 +46,9 @@ mesh::Field to_device(const mesh::Field& h) {
 // This rank's owned velocities from `Solver` on the device (device fields in and out).
 template <class Solver>
 std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSettings& b,
-                                    model::TreeBRSolver::Totals* totals = nullptr) {
+                                    model::TreeBRSolver::Totals* totals = nullptr, comm::CommStats* stats = nullptr) {
   const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
-  Solver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
+  Solver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, stats, nullptr);
   solver.velocity(state, omega, out);
   if constexpr (std::is_same_v<Solver, model::TreeBRSolver>)
     if (totals) *totals = solver.totals();
@@ -169,6 +182,31 @@ TEST(TreeDevice, EveryLetStrategyGivesTheSameBitsRunToRun) {
       EXPECT_EQ(u, again) << boundary << " " << e.name << ": not reproducible";
       if (ref.empty()) ref = u;
       else EXPECT_EQ(u, ref) << boundary << " " << e.name << " differs from " << comm::let::registry().front().name;
+    }
+    // The run's NCCL transport: the push strategies' blocks go through device memory and NCCL
+    // (comm/let/push.hpp), the pull stays on MPI; the same bits, and the same LET bytes.
+    if (test::world_size() == 1) continue;  // no LET
+    if (!comm::nccl_built() || exec::device_count() < test::world_size()) {  // (the tests run on one node)
+      if (test::world_rank() == 0)
+        std::printf("[ NOT RUN  ] LET over NCCL (%s): needs NCCL and one GPU per rank (%d GPU(s), %d ranks)\n",
+                    boundary, exec::device_count(), test::world_size());
+      continue;
+    }
+    test::BRSurfaceCase g(cosine_options(boundary), MPI_COMM_WORLD, true);
+    for (const auto& e : comm::let::registry()) {
+      b.let_strategy = e.name;
+      EXPECT_STREQ(comm::let::path(e.name, g.mesh->transport()), e.pulls ? "mpi" : "nccl");
+      comm::CommStats host_stats, nccl_stats;
+      const auto h = device_velocity<model::TreeBRSolver>(s, b, nullptr, &host_stats);
+      const auto u = device_velocity<model::TreeBRSolver>(g, b, nullptr, &nccl_stats);
+      EXPECT_EQ(u, ref) << boundary << " " << e.name << " over NCCL differs from the host MPI path";
+      EXPECT_EQ(h, ref) << boundary << " " << e.name;
+      const auto let_bytes = [](const comm::CommStats& c) {
+        const auto it = c.stats().find("let");
+        return it == c.stats().end() ? -1L : it->second.bytes[1] + it->second.bytes[2];
+      };
+      EXPECT_EQ(let_bytes(nccl_stats), let_bytes(host_stats)) << boundary << " " << e.name;
+      EXPECT_GT(let_bytes(nccl_stats), 0) << boundary << " " << e.name;
     }
   }
 }

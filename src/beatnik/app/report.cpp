@@ -17,6 +17,7 @@
 #include "beatnik/app/skeleton.hpp"
 #include "beatnik/app/step_statistics.hpp"
 #include "beatnik/comm/halo/registry.hpp"
+#include "beatnik/comm/let/registry.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/io/results_json.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
@@ -162,6 +163,7 @@ json config_json(const Simulation& sim) {
                          {"spatial_partition", mesh::to_string(b.partition)},
                          {"migrate_strategy", b.migrate_strategy},
                          {"let_strategy", b.let_strategy},
+                         {"let_path", comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr)},
                          {"traversal", b.tree_dual && c.space != exec::Space::Device ? "dual" : "single"},
                          {"edge_terms", b.tree_edge},
                          {"device_phases", c.space == exec::Space::Device ? "upward pass, near, far and edge sums, edge tables" : "none"},
@@ -440,11 +442,12 @@ void print_banner(const Simulation& sim) {
     const auto& b = c.model.br;
     if (b.tree_solver) {
       fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
-                 "migration {}, LET {}, {} traversal, edge terms {}\n",
+                 "migration {}, LET {} over {}, {} traversal, edge terms {}\n",
                  b.tree_theta, b.tree_degree, b.tree_leaf,
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
+                 comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr),
                  b.tree_dual && c.space != exec::Space::Device ? "dual" : "single", b.tree_edge ? "on" : "off");
       if (c.space == exec::Space::Device)
         fmt::print("  BR on GPU   upward pass, near, far and edge sums, edge tables on the device; migration, tree build, LET and "

@@ -40,8 +40,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
                {0.5 * mesh.geometry().period[0], 0.5 * mesh.geometry().period[1]}, settings.partition,
                exec::Space::Host),
       by_dest_(exec::Space::Host),
-      recv_(exec::Space::Host, 0),
-      let_recv_(exec::Space::Host, 0) {
+      recv_(exec::Space::Host, 0) {
   if (settings.tree_degree < 0 || settings.tree_degree > kTreeMaxDegree)
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
@@ -58,7 +57,9 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   back_recv_.resize(3 * n_);
   migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), exec::Space::Host, settings.migrate_strategy,
                                                mesh.locality(), stats);
-  let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats);
+  // On -x cuda the LET's blocks travel with the run's GPU transport (push strategies over NCCL).
+  let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats,
+                                             space_ == exec::Space::Device ? mesh.transport() : nullptr);
   if (space_ == exec::Space::Device) {
     device_ = std::make_unique<TreeSumsDevice>();
     upward_dev_ = std::make_unique<TreeUpward>(space_);
@@ -74,9 +75,10 @@ std::vector<TreeLoad> TreeBRSolver::take_loads() {
 }
 
 size_t TreeBRSolver::buffer_bytes() const {
-  size_t b = (pts_.size() + send_.size() + recv_.size() + own_.size() + let_send_.size() + let_recv_.size() +
-              acc_near_.size() + acc_far_.size() + back_send_.size() + back_recv_.size()) *
+  size_t b = (pts_.size() + send_.size() + recv_.size() + own_.size() + acc_near_.size() + acc_far_.size() +
+              back_send_.size() + back_recv_.size()) *
              sizeof(double);
+  b += let_->buffer_bytes();
   b += keys_.size() * sizeof(int);
   for (const auto& t : sources_) {
     b += (t.pts.size() + t.proxies.size()) * sizeof(double) + t.clusters.size() * sizeof(search::Cluster);
@@ -342,20 +344,21 @@ void TreeBRSolver::exchange_let() {
     boxes = let_->allgather(mine.data(), kWidth);
   }
   boxes_ = tree::target_boxes(&boxes[size_t(rank_) * kWidth]);
-  let_send_.clear();
   let_send_counts_.assign(size_, 0);
+  const double* in = nullptr;  // the received blocks, rank order
   if (let_->pulls()) {
     // Pulled (--let-strategy rma, model/tree_pull.hpp): this rank walks the others' trees
     // itself and ends with the blocks they would have pushed; let_bytes counts what it fetched.
     Timers::Scope t(timers_, "br.tree.let.exchange");
     std::vector<double> records;
     tree::LetPull walk(boxes_, rules_, size_);
-    let_->pull(tree::expose(sources_[0], records), walk, let_recv_counts_, let_recv_);
+    in = let_->pull(tree::expose(sources_[0], records), walk, let_recv_counts_);
     load_.let_bytes += walk.fetched() * long(sizeof(double));
   } else {
+    double* send = nullptr;
     {
       // Every destination's block planned (the walks, in parallel), placed in rank order, then
-      // written in place (in parallel).
+      // written in place (in parallel) in the strategy's send buffer.
       Timers::Scope t(timers_, "br.tree.let.pack");
       std::vector<tree::LetBlock> blocks(size_);
 #pragma omp parallel for schedule(dynamic, 1)
@@ -366,12 +369,12 @@ void TreeBRSolver::exchange_let() {
         let_send_counts_[r] = blocks[r].size;
         at[r + 1] = at[r] + blocks[r].size;
       }
-      let_send_.resize(at[size_]);
+      send = let_->send_buffer(at[size_]);
 #pragma omp parallel for schedule(dynamic, 1)
-      for (int r = 0; r < size_; ++r) tree::write_let(sources_[0], blocks[r], let_send_.data() + at[r]);
+      for (int r = 0; r < size_; ++r) tree::write_let(sources_[0], blocks[r], send + at[r]);
     }
     Timers::Scope t(timers_, "br.tree.let.exchange");
-    let_->exchange(let_send_counts_, let_send_.data(), let_recv_counts_, let_recv_);
+    in = let_->exchange(let_send_counts_, send, let_recv_counts_);
   }
   Timers::Scope t(timers_, "br.tree.let.unpack");
   std::vector<long> from;  // the received blocks' offsets, rank order
@@ -382,7 +385,6 @@ void TreeBRSolver::exchange_let() {
   }
   const size_t first = sources_.size();
   sources_.resize(first + from.size());
-  const double* in = let_recv_.data();
   std::exception_ptr bad;  // a malformed block: thrown after the loop (not out of a parallel region)
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t k = 0; k < from.size(); ++k) {

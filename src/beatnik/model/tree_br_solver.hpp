@@ -227,8 +227,6 @@ class TreeBRSolver : public BRSolver {
   std::vector<LowSets> low_;                // per sources_ entry
   std::vector<std::vector<tree::Ball>> balls_;  // per sources_ entry: each cluster's centre and radius
   std::vector<tree::Ball> box_balls_;           // boxes_'
-  std::vector<double> let_send_;
-  exec::Buffer<double> let_recv_;
   std::vector<long> let_send_counts_, let_recv_counts_;
   std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
   std::vector<std::vector<Term>> cc_;         // per own cluster: its cluster–cluster terms (dual)

@@ -3,10 +3,12 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/let/registry.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/exec/scratch.hpp"
 
 namespace beatnik::comm {
 
-LetExchange::LetExchange(MPI_Comm comm, const std::string& strategy, std::vector<int> locality, CommStats* stats)
+LetExchange::LetExchange(MPI_Comm comm, const std::string& strategy, std::vector<int> locality, CommStats* stats,
+                         Transport* transport)
     : comm_(comm), name_(strategy) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
@@ -14,7 +16,8 @@ LetExchange::LetExchange(MPI_Comm comm, const std::string& strategy, std::vector
   if (static_cast<int>(locality.size()) != size_)
     throw Error("LET: locality has " + std::to_string(locality.size()) + " entries for " + std::to_string(size_) +
                 " ranks");
-  strategy_ = entry.make(let::Setup{comm, std::move(locality), stats});
+  strategy_ = entry.make(let::Setup{comm, std::move(locality), stats, transport});
+  nccl_ = std::string(let::path(strategy, transport)) == "nccl";
 }
 
 LetExchange::~LetExchange() = default;
@@ -26,11 +29,16 @@ std::vector<double> LetExchange::allgather(const double* mine, int width) const 
   return all;
 }
 
-void LetExchange::exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts,
-                           exec::Buffer<double>& recv) {
+const double* LetExchange::exchange(const std::vector<long>& send_counts, const double* send,
+                                    std::vector<long>& recv_counts) {
   if (static_cast<int>(send_counts.size()) != size_ || send_counts[rank_] != 0)
     throw Error("LET: one block per rank, none for this rank itself");
-  strategy_->exchange(send_counts, send, recv_counts, recv);
+  return strategy_->exchange(send_counts, send, recv_counts);
+}
+
+double* let::Strategy::send_buffer(long doubles) {
+  exec::grow(send_, exec::Space::Host, std::size_t(doubles));
+  return send_.data();
 }
 
 }  // namespace beatnik::comm

@@ -4,7 +4,9 @@
 // the --let-strategy named (registry.hpp), pushed (exchange) or pulled (pull). Byte accounting:
 // pattern "let", one call per exchange and one message per non-empty block pushed, or per
 // MPI_Get pulled (self / on-node / off-node by the locality); the box allgather is not counted
-// (a few doubles per rank), nor the pull's allgather of section sizes.
+// (a few doubles per rank), nor the pull's allgather of section sizes. With the run's NCCL
+// transport the push strategies' blocks travel by NCCL (push.hpp); the pull stays on MPI's
+// one-sided calls (NCCL has no get).
 #include <mpi.h>
 
 #include <memory>
@@ -20,23 +22,28 @@ namespace beatnik::comm {
 class LetExchange {
  public:
   // Collective over comm. strategy: a registry name (InputError / NotAvailable otherwise).
-  LetExchange(MPI_Comm comm, const std::string& strategy, std::vector<int> locality, CommStats* stats);
+  // transport: the run's GPU transport on -x cuda (null: host MPI).
+  LetExchange(MPI_Comm comm, const std::string& strategy, std::vector<int> locality, CommStats* stats,
+              Transport* transport = nullptr);
   ~LetExchange();
   LetExchange(const LetExchange&) = delete;
   LetExchange& operator=(const LetExchange&) = delete;
 
   // Collective: `width` doubles from every rank, rank order (size P·width).
   std::vector<double> allgather(const double* mine, int width) const;
-  // Collective: see let::Strategy::exchange.
-  void exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts,
-                exec::Buffer<double>& recv);
+  // Where to write the blocks for exchange(): see let::Strategy::send_buffer.
+  double* send_buffer(long doubles) { return strategy_->send_buffer(doubles); }
+  // Collective: see let::Strategy::exchange (the blocks received, valid until the next call).
+  const double* exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts);
   // Whether the strategy pulls (then call pull(), not exchange()).
   bool pulls() const { return strategy_->pulls(); }
   // Collective: see let::Strategy::pull.
-  void pull(const std::vector<let::Section>& mine, let::RemoteWalk& walk, std::vector<long>& recv_counts,
-            exec::Buffer<double>& recv) {
-    strategy_->pull(mine, walk, recv_counts, recv);
+  const double* pull(const std::vector<let::Section>& mine, let::RemoteWalk& walk, std::vector<long>& recv_counts) {
+    return strategy_->pull(mine, walk, recv_counts);
   }
+  // How the blocks travel: "nccl" (a push with the run's NCCL transport) or "mpi".
+  const char* path() const { return nccl_ ? "nccl" : "mpi"; }
+  std::size_t buffer_bytes() const { return strategy_->buffer_bytes(); }
   const std::string& strategy() const { return name_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -45,6 +52,7 @@ class LetExchange {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::string name_;
+  bool nccl_ = false;
   std::unique_ptr<let::Strategy> strategy_;
 };
 

@@ -2,7 +2,8 @@
 // The interface of a locally-essential-tree strategy (comm/let/let_exchange.hpp), one file per
 // strategy beside this one, listed in registry.cpp. A strategy decides only how ranks talk.
 // A push strategy: every rank has one block of doubles for each other rank (possibly empty)
-// and receives the blocks the others have for it. A pull strategy (pulls()): every rank exposes
+// and receives the blocks the others have for it; with the run's NCCL transport (-x cuda) the
+// blocks, made on the host, go up to the device, across by NCCL and back down (push.cpp). A pull strategy (pulls()): every rank exposes
 // its tree and assembles the blocks it would have received itself, by a walk of the others'
 // trees (remote_walk.hpp). The LetExchange owns the rest (validation); the strategy accounts
 // its bytes under the pattern "let".
@@ -15,6 +16,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/let/remote_walk.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 
 namespace beatnik::comm::let {
@@ -24,24 +26,37 @@ struct Setup {
   MPI_Comm comm;
   std::vector<int> locality;  // of every rank of comm (Context::locality)
   CommStats* stats;           // where the blocks are accounted (pattern "let"); may be null
+  Transport* transport = nullptr;  // the run's GPU transport (-x cuda); null: host MPI
 };
+
+// Whether a push's blocks travel by NCCL (the run's transport is NCCL) rather than host MPI.
+inline bool push_by_nccl(const Transport* t) { return t && t->uses_nccl(); }
 
 class Strategy {
  public:
   virtual ~Strategy() = default;
+  // Where the caller writes the blocks for exchange(): `doubles` of host memory the strategy
+  // owns (page-locked where they go on through the device), valid until the next call.
+  virtual double* send_buffer(long doubles);
   // Collective. send_counts[r] doubles for rank r (the own entry 0), grouped by destination in
-  // rank order in `send`. Sets recv_counts (size P) and fills recv (host; grown when too small, never shrunk) with the blocks received,
-  // grouped by source in rank order. Accounts every non-empty block sent under "let".
-  virtual void exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts,
-                        exec::Buffer<double>& recv) = 0;
+  // rank order in `send`. Sets recv_counts (size P) and returns the blocks received, grouped by
+  // source in rank order, in host memory the strategy owns (valid until its next call).
+  // Accounts every non-empty block sent under "let".
+  virtual const double* exchange(const std::vector<long>& send_counts, const double* send,
+                                 std::vector<long>& recv_counts) = 0;
   // Whether the tree solver calls pull() instead of exchange().
   virtual bool pulls() const { return false; }
   // Collective (pull strategies). `mine`: this rank's sections, read during the call. Sets
-  // recv_counts and fills recv as exchange() would, each block from `walk`. Accounts every
-  // fetch under "let" (by the owner's locality: the bytes travel from it to this rank).
-  virtual void pull(const std::vector<Section>&, RemoteWalk&, std::vector<long>&, exec::Buffer<double>&) {
+  // recv_counts and returns the blocks as exchange() would, each block from `walk`. Accounts
+  // every fetch under "let" (by the owner's locality: the bytes travel from it to this rank).
+  virtual const double* pull(const std::vector<Section>&, RemoteWalk&, std::vector<long>&) {
     throw Error("LET: this strategy pushes; it has no pull");
   }
+  // Bytes of the buffers the strategy keeps between calls (host and device).
+  virtual std::size_t buffer_bytes() const { return (send_.size() + recv_.size()) * sizeof(double); }
+
+ protected:
+  exec::Buffer<double> send_{exec::Space::Host, 0}, recv_{exec::Space::Host, 0};  // host memory for either
 };
 
 }  // namespace beatnik::comm::let

@@ -37,7 +37,7 @@ const std::vector<StrategyEntry>& registry() {
        sparse_unavailable, make_sparse},
       {"rma", "pull: each rank walks the other ranks' trees itself, level by level, with MPI_Get on windows of "
               "their cluster records, proxies and particles (passive target)",
-       rma_unavailable, make_rma},
+       rma_unavailable, make_rma, true},
   };
   return all;
 }
@@ -50,6 +50,12 @@ const StrategyEntry& find_strategy(const std::string& name) {
     return e;
   }
   throw InputError("unknown LET strategy '" + name + "': choose " + strategy_names());
+}
+
+const char* path(const std::string& strategy, const Transport* transport) {
+  for (const StrategyEntry& e : registry())
+    if (strategy == e.name) return !e.pulls && push_by_nccl(transport) ? "nccl" : "mpi";
+  return "mpi";
 }
 
 std::string strategy_names() { return registry_names(registry()); }

@@ -22,6 +22,7 @@ struct StrategyEntry {
   const char* description;       // one line: how it talks
   std::string (*unavailable)();  // empty when this build and MPI library can run it, else why not
   std::unique_ptr<Strategy> (*make)(const Setup&);  // collective over setup.comm
+  bool pulls = false;                                 // rma: walks the others' trees itself
 };
 
 // All strategies, in the order --help lists them.
@@ -29,6 +30,10 @@ const std::vector<StrategyEntry>& registry();
 // The entry called `name`: InputError listing every name when there is none, NotAvailable
 // (with the reason) when it cannot run here.
 const StrategyEntry& find_strategy(const std::string& name);
+// How the blocks of `strategy` travel with `transport` (the run's GPU transport, null on the
+// host): "nccl" (a push over an NCCL transport, push.hpp) or "mpi" — the results and the banner
+// say it, as LetExchange::path() does for a running exchange.
+const char* path(const std::string& strategy, const Transport* transport);
 // "alltoallv, sparse or rma" (for messages).
 std::string strategy_names();
 // One "  name  description" line per strategy (for --help).

@@ -26,6 +26,7 @@
 #include "beatnik/comm/let/let_strategy.hpp"
 #include "beatnik/comm/message_trace.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/exec/scratch.hpp"
 
 namespace beatnik::comm::let {
 namespace {
@@ -51,19 +52,18 @@ class Rma final : public Strategy {
   Rma(const Rma&) = delete;
   Rma& operator=(const Rma&) = delete;
 
-  void exchange(const std::vector<long>&, const double*, std::vector<long>&, exec::Buffer<double>&) override {
+  const double* exchange(const std::vector<long>&, const double*, std::vector<long>&) override {
     throw Error("LET rma pulls: the tree solver must call pull(), not exchange()");
   }
   bool pulls() const override { return true; }
 
-  void pull(const std::vector<Section>& mine, RemoteWalk& walk, std::vector<long>& recv_counts,
-            exec::Buffer<double>& recv) override {
+  const double* pull(const std::vector<Section>& mine, RemoteWalk& walk, std::vector<long>& recv_counts) override {
     recv_counts.assign(size_, 0);
     if (stats_) stats_->add_call("let");
     MessageTrace* trace = stats_ ? stats_->trace() : nullptr;
     if (size_ == 1) {  // no other tree: no window, nothing to walk
       if (trace) trace->complete("let", this, wall_seconds());
-      return;
+      return recv_.data();
     }
     expose(mine);
     const int ns = static_cast<int>(mine.size());
@@ -98,13 +98,14 @@ class Rma final : public Strategy {
     long total = 0;
     for (int o = 0; o < size_; ++o)
       if (o != rank_) total += recv_counts[o] = walk.block_size(o);
-    if (recv.size() < std::size_t(total)) recv = exec::Buffer<double>(exec::Space::Host, std::size_t(total));
-    double* at = recv.data();
+    exec::grow(recv_, exec::Space::Host, std::size_t(total));
+    double* at = recv_.data();
     for (int o = 0; o < size_; ++o) {
       if (recv_counts[o] > 0) walk.write_block(o, at);
       at += recv_counts[o];
     }
     if (trace) trace->complete("let", this, wall_seconds());  // the call's count moves on
+    return recv_.data();
   }
 
  private:
