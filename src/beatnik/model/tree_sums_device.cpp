@@ -470,11 +470,11 @@ __global__ void __launch_bounds__(32 * kWarps, (Mode & kMoreRegs) ? 3 : 0) tree_
   if (lane == 0 && cnt) atomicAdd(a.pairs, cnt);
 }
 
-// The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch, 5 the
-// stream kernel with W = 4 and rsqrt_normal, 7 and 8: 5 with kMoreRegs, and kUnroll8 (measured
-// in the bench; BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant). 6 (the bench's counters
-// only): 5 with kStats.
-constexpr int kDefaultVariant = 5;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
+// The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch (4:
+// the library's rsqrt), 5 the stream kernel with W = 4 and rsqrt_normal, 7: 5 with kMoreRegs, 8:
+// 7 with kUnroll8 (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant; docs/tree.md "The pair
+// loop without branches"). 6 (the bench's counters only): 5 with kStats.
+constexpr int kDefaultVariant = 8;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
 constexpr int kStatsVariant = 6;
 int variant_from_env() {
   static const int v = [] {
@@ -517,6 +517,14 @@ void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
       break;
   }
   exec::detail::check_launch(what);
+}
+
+// o[k] = 1 where rsqrt_normal(x[k]) and rsqrt(x[k]) differ in any bit (tree_rsqrt_mismatches). A
+// kernel of its own: a parallel_for lambda whose captures only the device pass uses would have
+// another closure type in the host pass (no such device function at launch).
+__global__ void rsqrt_check_kernel(const double* x, int* o, long n) {
+  const long k = blockIdx.x * long(blockDim.x) + threadIdx.x;
+  if (k < n) o[k] = __double_as_longlong(rsqrt_normal(x[k])) != __double_as_longlong(rsqrt(x[k]));
 }
 
 // a[k] += b[k] for k < n, on the default stream (device arrays).
@@ -914,15 +922,10 @@ long tree_rsqrt_mismatches(const double* d, long n) {
   exec::Buffer<double> in(D, n);
   exec::Buffer<int> out(D, n);
   exec::copy(in.data(), D, d, H, n);
-  const double* x = in.data();
-  int* o = out.data();
-  exec::parallel_for(D, n, [=] BEATNIK_HOST_DEVICE(long k) {
-#if defined(__CUDA_ARCH__)
-    o[k] = __double_as_longlong(rsqrt_normal(x[k])) != __double_as_longlong(rsqrt(x[k]));
-#endif
-  });
+  rsqrt_check_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in.data(), out.data(), n);
+  exec::detail::check_launch("tree rsqrt check");
   std::vector<int> h(n);
-  exec::copy(h.data(), H, o, D, n);
+  exec::copy(h.data(), H, out.data(), D, n);
   return std::count(h.begin(), h.end(), 1);
 #else
   (void)d, (void)n;
