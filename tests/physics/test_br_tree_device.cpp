@@ -5,18 +5,22 @@
 // exercised); the edge terms' pair counts must be the host's, and turning them off must change
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
 // device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run,
-// over host MPI and over the NCCL transport alike.
+// over host MPI and over the NCCL transport alike; the sums kernel's branch-free rsqrt must give
+// the library's bits for every normal argument kind.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <vector>
 
 #include "beatnik/comm/let/registry.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/exact_br_solver.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_sums_device.hpp"
 #include "physics/br_surface_case.hpp"
 #include "support/test_support.hpp"
 #include "unit/dry_run_expect.hpp"
@@ -225,6 +229,26 @@ TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {
       if (test::world_rank() == 0) std::printf("[ compared ] theta 0 %s %s: max rel diff %.3e\n", profile, boundary, d);
       EXPECT_LE(d, 1e-12) << profile << " " << boundary;
     }
+}
+
+TEST(TreeDevice, BranchFreeRsqrtHasTheLibrarysBits) {
+  // The sums kernel's pair loop takes rsqrt_normal (no branch to the library's path for zero,
+  // subnormal, inf or NaN arguments); over every binade of the normal doubles, mantissas from a
+  // fixed generator and the ends of the range, it must give rsqrt's bits.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  std::vector<double> d;
+  unsigned long long r = 0x9e3779b97f4a7c15ull;
+  for (int e = -1022; e <= 1023; ++e)
+    for (int k = 0; k < 64; ++k) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      d.push_back(std::ldexp(1.0 + double(r >> 12) * 0x1p-52, e));
+    }
+  for (double x : {std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0, 0x1p-20, 1e-12, 3e200,
+                   std::nextafter(1.0, 2.0), std::nextafter(4.0, 0.0)})
+    d.push_back(x);
+  const long bad = model::tree_rsqrt_mismatches(d.data(), static_cast<long>(d.size()));
+  if (test::world_rank() == 0) std::printf("[ compared ] rsqrt_normal: %ld of %zu differ\n", bad, d.size());
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(TreeDevice, FirstCallEqualsTheDryRunPlan) {

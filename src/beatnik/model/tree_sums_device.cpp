@@ -1,9 +1,10 @@
 // The tree solver's sums on the device (tree_sums_device.hpp). Default kernel: a batch's ranges
 // read as one stream of sources through a shared-memory ring (window sources classified against
 // the batch's box once per source, short ranges packed into whole tiles), four warps per batch,
-// two targets per lane; the first kernel (a warp per batch, range by range) stays as variant 0. Each
-// target's additions come in a fixed order (bitwise reproducible). The lists travel launch by
-// launch through page-locked staging, queued on the work stream.
+// two targets per lane, a pair loop without branches (rsqrt_normal); the first kernel (a warp per
+// batch, range by range) stays as variant 0. Each target's additions come in a fixed order
+// (bitwise reproducible). The lists travel launch by launch through page-locked staging, queued
+// on the work stream.
 #include "beatnik/model/tree_sums_device.hpp"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ struct Args {
   double eps;
   double* acc;
   unsigned long long* pairs;
+  unsigned long long* stats = nullptr;  // the bench's counters (kStats variants only)
 };
 
 // The nearest image a₀ ∈ {−1, 0, 1} of a separation (br_targets_host.cpp's rule).
@@ -169,12 +171,46 @@ __device__ inline void window_bounds(int m, int K, double h, double& lo, double&
   }
 }
 
-// br_pair, the pair taken or not (not: f = 0, the sums gain +0 and are unchanged).
+// Stream-kernel options (template bits). kFastRsqrt: rsqrt_normal instead of the library's
+// rsqrt (the same bits). kStats: the bench's counters (Stat; measurement only). kMoreRegs:
+// __launch_bounds__ asks for 3 blocks per SM (ptxas then takes ~160 registers instead of 128,
+// 12 warps per SM instead of 16). kUnroll8: the plain loop unrolled by 8 instead of 4.
+constexpr int kFastRsqrt = 1, kStats = 2, kMoreRegs = 4, kUnroll8 = 8;
+// Counters of a kStats launch (BEATNIK_TREE_SUMS_BENCH), per launch summed over the warps.
+enum Stat {
+  kSources,         // sources read (per 64-target group)
+  kWindow,          // of them window sources
+  kWindowAll,       // … taken by every target of the group (no per-pair test)
+  kWindowNone,      // … taken by none (dropped)
+  kTilePlain,       // tiles (32 entries × 64 target slots) on the plain loop
+  kTileTested,      // tiles with the per-pair test
+  kTestedSlots,     // valid target × real source pairs in tested tiles
+  kRejected,        // … of them rejected by the window test (computed, added as +0)
+  kPaddingSlots,    // target slots × padding entries of partial tiles
+  kIdleSlots,       // idle target slots (batch not a multiple of 64) × tile entries
+  kStatCount
+};
+
+// rsqrt(d) for a normal positive d: the library's hardware estimate and refinement step, so the
+// same bits, without its branch to the path for zero, subnormal, negative, inf or NaN d, which
+// cut the unrolled pair loop into one basic block per pair (the independent pairs did not
+// interleave). d = |r|² + ε is normal (the padding's ≈ 3e200 too); where it is not (NaN or inf
+// positions; d = 0, r = 0 with ε = 0) the pair's terms are NaN either way.
+__device__ inline double rsqrt_normal(double d) {
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
+  const double e = fma(d, -(y * y), 1.0);
+  return fma(fma(e, 0.375, 0.5), y * e, y);
+}
+
+// br_pair (the same arithmetic), the pair taken or not (not: f = 0, the sums gain +0 and are
+// unchanged).
+template <bool kFast>
 __device__ inline void pair_if(bool ok, double tx, double ty, double tz, double sx, double sy, double sz, double qx,
                                double qy, double qz, double eps, double& ux, double& uy, double& uz) {
   const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
   const double d = rx * rx + ry * ry + rz * rz + eps;
-  const double y = rsqrt(d);
+  const double y = kFast ? rsqrt_normal(d) : rsqrt(d);
   const double f = ok ? y * y * y : 0.0;
   ux += (qy * rz - qz * ry) * f;
   uy += (qz * rx - qx * rz) * f;
@@ -186,21 +222,16 @@ struct Two {  // a lane's two targets and their sums
   double uxa, uya, uza, uxb, uyb, uzb;
 };
 
-// The 32 ring entries at E against the lane's two targets; m of them real (the rest padding).
-__device__ inline void stream_tile(const double (*E)[12], const int* wf, int lane, int m, Two& T, bool va, bool vb,
-                                   double eps, double cx, double cy, unsigned long long& cnt) {
-  if (!__any_sync(kFull, wf[lane] != 0)) {
-#pragma unroll 4
-    for (int q = 0; q < 32; ++q) {
-      const double2 p0 = *reinterpret_cast<const double2*>(&E[q][0]);
-      const double2 p1 = *reinterpret_cast<const double2*>(&E[q][2]);
-      const double2 p2 = *reinterpret_cast<const double2*>(&E[q][4]);
-      br_pair(T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
-      br_pair(T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
-    }
-    cnt += (unsigned long long)(m) * (unsigned(va) + unsigned(vb));
-    return;
-  }
+__device__ inline void stat_add(unsigned long long* st, int k, unsigned long long v) {
+  if (v) atomicAdd(st + k, v);
+}
+
+// The 32 ring entries at E with the per-pair window test; m of them real (the rest padding,
+// which fails every test and adds +0).
+template <int Mode>
+__device__ inline void tested_tile(const double (*E)[12], int lane, int m, Two& T, bool va, bool vb, double eps,
+                                   double cx, double cy, unsigned long long& cnt, unsigned long long* st) {
+  constexpr bool kFast = Mode & kFastRsqrt;
   unsigned ca = 0, cb = 0;
 #pragma unroll 2
   for (int q = 0; q < 32; ++q) {
@@ -214,12 +245,57 @@ __device__ inline void stream_tile(const double (*E)[12], const int* wf, int lan
     const double sbx = (T.xb - p3.x) + cx, sby = (T.yb - p3.y) + cy;
     const bool oka = sax >= bx.x && sax < bx.y && say >= by.x && say < by.y;
     const bool okb = sbx >= bx.x && sbx < bx.y && sby >= by.x && sby < by.y;
-    pair_if(oka, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
-    pair_if(okb, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+    pair_if<kFast>(oka, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+    pair_if<kFast>(okb, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
     ca += oka;
     cb += okb;
   }
   cnt += (va ? ca : 0u) + (vb ? cb : 0u);
+  if constexpr ((Mode & kStats) != 0) {
+    const unsigned slots = (va ? unsigned(m) : 0u) + (vb ? unsigned(m) : 0u);
+    const unsigned rej = (va ? unsigned(m) - ca : 0u) + (vb ? unsigned(m) - cb : 0u);
+    const unsigned s = __reduce_add_sync(kFull, slots), r = __reduce_add_sync(kFull, rej);
+    if (lane == 0) {
+      stat_add(st, kTileTested, 1);
+      stat_add(st, kTestedSlots, s);
+      stat_add(st, kRejected, r);
+    }
+  }
+}
+
+// The 32 ring entries at E against the lane's two targets; m of them real (the rest padding).
+template <int Mode>
+__device__ inline void stream_tile(const double (*E)[12], const int* wf, int lane, int m, Two& T, bool va, bool vb,
+                                   double eps, double cx, double cy, unsigned long long& cnt, unsigned long long* st) {
+  constexpr bool kFast = Mode & kFastRsqrt;
+  if constexpr ((Mode & kStats) != 0) {
+    const unsigned idle = 64u - __popc(__ballot_sync(kFull, va)) - __popc(__ballot_sync(kFull, vb));
+    if (lane == 0) {
+      stat_add(st, kPaddingSlots, 64ull * unsigned(32 - m));
+      stat_add(st, kIdleSlots, 32ull * idle);
+    }
+  }
+  if (!__any_sync(kFull, wf[lane] != 0)) {
+    constexpr int kU = (Mode & kUnroll8) ? 8 : 4;
+#pragma unroll kU
+    for (int q = 0; q < 32; ++q) {
+      const double2 p0 = *reinterpret_cast<const double2*>(&E[q][0]);
+      const double2 p1 = *reinterpret_cast<const double2*>(&E[q][2]);
+      const double2 p2 = *reinterpret_cast<const double2*>(&E[q][4]);
+      if constexpr (kFast) {
+        pair_if<true>(true, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+        pair_if<true>(true, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+      } else {
+        br_pair(T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+        br_pair(T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+      }
+    }
+    cnt += (unsigned long long)(m) * (unsigned(va) + unsigned(vb));
+    if constexpr ((Mode & kStats) != 0)
+      if (lane == 0) stat_add(st, kTilePlain, 1);
+    return;
+  }
+  tested_tile<Mode>(E, lane, m, T, va, vb, eps, cx, cy, cnt, st);
 }
 
 // The W warps of one batch wait for each other (named barrier 1 + the batch's slot in the block).
@@ -228,8 +304,8 @@ __device__ inline void batch_barrier(int slot) {
   if constexpr (W > 1) asm volatile("bar.sync %0, %1;" ::"r"(1 + slot), "n"(32 * W) : "memory");
 }
 
-template <int W>
-__global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
+template <int W, int Mode = 0>
+__global__ void __launch_bounds__(32 * kWarps, (Mode & kMoreRegs) ? 3 : 0) tree_sums_stream_kernel(Args a) {
   static_assert(kWarps % W == 0, "warps per batch divide the block");
   constexpr int kBatches = kWarps / W;
   __shared__ StreamSmem smem[kWarps];
@@ -290,7 +366,7 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
       for (long long p0 = 0; p0 < total; p0 += 32, ++g) {
         if (W > 1 && int(g % W) != sub) continue;
         const long long P = p0 + lane;
-        bool keep = false, test = false;
+        bool keep = false, test = false, win = false;
         double e[12];
         if (P < total) {
           int lo = 0, hi = nr - 1;  // the last range with pre ≤ P: the non-empty one holding P
@@ -313,6 +389,7 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
           e[7] = sy;
           keep = true;
           if (code >> 16) {
+            win = true;
             window_bounds(mx, K, h0, e[8], e[9]);
             window_bounds(my, K, h1, e[10], e[11]);
             const double sxl = (xlo - sx) + cx, sxh = (xhi - sx) + cx, syl = (ylo - sy) + cy, syh = (yhi - sy) + cy;
@@ -324,6 +401,16 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
           if (!test) e[8] = e[10] = -inf, e[9] = e[11] = inf;
         }
         const unsigned ball = __ballot_sync(kFull, keep);
+        if constexpr ((Mode & kStats) != 0) {
+          const unsigned rd = __ballot_sync(kFull, P < total), wn = __ballot_sync(kFull, win),
+                         wa = __ballot_sync(kFull, win && !test), wd = __ballot_sync(kFull, win && !keep);
+          if (lane == 0) {
+            stat_add(a.stats, kSources, __popc(rd));
+            stat_add(a.stats, kWindow, __popc(wn));
+            stat_add(a.stats, kWindowAll, __popc(wa));
+            stat_add(a.stats, kWindowNone, __popc(wd));
+          }
+        }
         __syncwarp();  // the last tile summed is read before its slots are written again
         if (keep) {
           const int slot = int((fill + __popc(ball & below)) & (kRing - 1));
@@ -334,7 +421,7 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
         __syncwarp();
         if (fill - head >= 32) {
           const int h = int(head & (kRing - 1));
-          stream_tile(S.e + h, S.wf + h, lane, 32, T, va, vb, a.eps, cx, cy, cnt);
+          stream_tile<Mode>(S.e + h, S.wf + h, lane, 32, T, va, vb, a.eps, cx, cy, cnt, a.stats);
           head += 32;
         }
       }
@@ -352,7 +439,7 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
       }
       __syncwarp();
       const int h = int(head & (kRing - 1));
-      stream_tile(S.e + h, S.wf + h, lane, m, T, va, vb, a.eps, cx, cy, cnt);
+      stream_tile<Mode>(S.e + h, S.wf + h, lane, m, T, va, vb, a.eps, cx, cy, cnt, a.stats);
     }
     if constexpr (W > 1) {  // the partial sums, added in warp order
       const int first = w - sub;
@@ -383,15 +470,18 @@ __global__ void __launch_bounds__(32 * kWarps) tree_sums_stream_kernel(Args a) {
   if (lane == 0 && cnt) atomicAdd(a.pairs, cnt);
 }
 
-// The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch
-// (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant).
-constexpr int kDefaultVariant = 4;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
+// The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch (4:
+// the library's rsqrt), 5 the stream kernel with W = 4 and rsqrt_normal, 7: 5 with kMoreRegs, 8:
+// 7 with kUnroll8 (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant; docs/tree.md "The pair
+// loop without branches"). 6 (the bench's counters only): 5 with kStats.
+constexpr int kDefaultVariant = 8;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
+constexpr int kStatsVariant = 6;
 int variant_from_env() {
   static const int v = [] {
     const char* e = std::getenv("BEATNIK_TREE_SUMS_KERNEL");
     if (!e || !*e) return kDefaultVariant;
     const int x = std::atoi(e);
-    if (x != 0 && x != 1 && x != 2 && x != 4) throw Error("BEATNIK_TREE_SUMS_KERNEL: 0, 1, 2 or 4");
+    if (x < 0 || x > 8 || x == 3 || x == 6) throw Error("BEATNIK_TREE_SUMS_KERNEL: 0, 1, 2, 4, 5, 7 or 8");
     return x;
   }();
   return v;
@@ -410,11 +500,31 @@ void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
     case 2:
       tree_sums_stream_kernel<2><<<grid(kWarps / 2), 32 * kWarps, 0, st>>>(a);
       break;
+    case 5:
+      tree_sums_stream_kernel<4, kFastRsqrt><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
+    case 7:
+      tree_sums_stream_kernel<4, kFastRsqrt | kMoreRegs><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
+    case 8:
+      tree_sums_stream_kernel<4, kFastRsqrt | kMoreRegs | kUnroll8><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
+    case kStatsVariant:
+      tree_sums_stream_kernel<4, kFastRsqrt | kStats><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
     default:
       tree_sums_stream_kernel<4><<<grid(1), 32 * kWarps, 0, st>>>(a);
       break;
   }
   exec::detail::check_launch(what);
+}
+
+// o[k] = 1 where rsqrt_normal(x[k]) and rsqrt(x[k]) differ in any bit (tree_rsqrt_mismatches). A
+// kernel of its own: a parallel_for lambda whose captures only the device pass uses would have
+// another closure type in the host pass (no such device function at launch).
+__global__ void rsqrt_check_kernel(const double* x, int* o, long n) {
+  const long k = blockIdx.x * long(blockDim.x) + threadIdx.x;
+  if (k < n) o[k] = __double_as_longlong(rsqrt_normal(x[k])) != __double_as_longlong(rsqrt(x[k]));
 }
 
 // a[k] += b[k] for k < n, on the default stream (device arrays).
@@ -673,6 +783,13 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     far_kernel_s += 1e-3 * b;
   }
   const double* extra = far_extra ? far_extra() : nullptr;
+  const char* bench_env = std::getenv("BEATNIK_TREE_SUMS_BENCH");
+  const bool bench_now = bench_env && std::atoi(bench_env) == calls_ + 1 && !wrapped_;
+  std::vector<double> sums_far;  // the bench's reference: the far sums without the edge terms
+  if (bench_now && extra && n_ > 0) {
+    sums_far.resize(3 * n_);
+    exec::copy(sums_far.data(), H, acc_far_.data(), D, 3 * n_);
+  }
   if (extra && n_ > 0) add_into(3 * n_, acc_far_.data(), extra);  // the default stream: before the copy below
   unsigned long long pairs[2] = {0, 0};
   if (n_ > 0) {
@@ -684,12 +801,9 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   far_pairs = static_cast<long>(pairs[1]);
   finish_s = now() - t;
   ++calls_;
-  if (const char* e = std::getenv("BEATNIK_TREE_SUMS_BENCH"); e && std::atoi(e) == calls_) {
+  if (bench_env && std::atoi(bench_env) == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
-    else if (extra)
-      std::fprintf(stderr, "tree-sums-bench: call %d: the far field holds the edge terms (replay with --tree-edge-terms off)\n",
-                   calls_);
-    else bench(acc_near, acc_far, near_pairs, far_pairs);
+    else bench(acc_near, extra ? sums_far.data() : acc_far, near_pairs, far_pairs);
   }
 #else
   (void)acc_near, (void)acc_far, (void)near_pairs, (void)far_pairs, (void)far_extra;
@@ -701,8 +815,9 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
 // BEATNIK_TREE_SUMS_BENCH=k (measurement only): after the sums of this object's k-th call, every
 // kernel variant runs the call's launches again, one after another on one stream (near, then
 // far), twice; prints each one's device time and pairs/s, its largest difference from the call's
-// velocities (relative to the largest |u|), whether its two runs agree bitwise and whether its
-// pair counts are the call's.
+// velocities (relative to the largest |u|; the far sums before the edge terms are added), whether
+// its two runs agree bitwise and whether its pair counts are the call's. Then once more with the
+// counters (Stat) for the near and the far sums.
 void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long near_pairs, long far_pairs) {
   if (n_ <= 0 || recs_.empty()) return;
   const auto D = exec::Space::Device, H = exec::Space::Host;
@@ -722,7 +837,7 @@ void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long n
     }
     return m > 0 ? d / m : d;
   };
-  for (int v : {0, 1, 2, 4})
+  for (int v : {0, 1, 2, 4, 5, 7, 8})
     for (int rep = 0; rep < 2; ++rep) {
       bn.zero();
       bf.zero();
@@ -766,6 +881,32 @@ void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long n
                    (long(p[0]) == near_pairs && long(p[1]) == far_pairs) ? "equal" : "DIFFER",
                    rep == 0 ? "-" : (same ? "bitwise repeatable" : "NOT REPEATABLE"));
     }
+  exec::Buffer<unsigned long long> sn(D, kStatCount), sf(D, kStatCount);
+  {
+    const int v = kStatsVariant;
+    sn.zero();
+    sf.zero();
+    for (const LaunchRec& r : recs_) {
+      const long* Id = index_.dev.data() + r.oi;
+      Args an{tgt_.data(), n_, r.nb, near_pool_.data(), Id, Id + 2 * r.nb, ranges_.dev.data() + r.orr, img_, eps_,
+              bn.data(), bp.data(), sn.data()};
+      run_kernel(v, an, st, "tree sums bench (near, counters)");
+      Args af{tgt_.data(), n_, r.nb, far_pool_.data(), Id, Id + 3 * r.nb + 1, ranges_.dev.data() + r.orr + r.nrn,
+              img_, eps_, bf.data(), bp.data() + 1, sf.data()};
+      run_kernel(v, af, st, "tree sums bench (far, counters)");
+    }
+    cudaDeviceSynchronize();
+    for (int f = 0; f < 2; ++f) {
+      unsigned long long c[kStatCount];
+      exec::copy(c, H, (f ? sf : sn).data(), D, kStatCount);
+      std::fprintf(stderr,
+                   "tree-sums-bench: counters %s: sources %llu, window %llu (all %llu, dropped %llu), "
+                   "tiles plain %llu tested %llu, tested slots %llu rejected %llu, padding slots %llu, "
+                   "idle slots %llu\n",
+                   f ? "far" : "near", c[kSources], c[kWindow], c[kWindowAll], c[kWindowNone], c[kTilePlain],
+                   c[kTileTested], c[kTestedSlots], c[kRejected], c[kPaddingSlots], c[kIdleSlots]);
+    }
+  }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   cudaEventDestroy(e2);
@@ -773,6 +914,24 @@ void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long n
 #else
 void TreeSumsDevice::bench(const double*, const double*, long, long) {}
 #endif
+
+long tree_rsqrt_mismatches(const double* d, long n) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (n <= 0) return 0;
+  const auto D = exec::Space::Device, H = exec::Space::Host;
+  exec::Buffer<double> in(D, n);
+  exec::Buffer<int> out(D, n);
+  exec::copy(in.data(), D, d, H, n);
+  rsqrt_check_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in.data(), out.data(), n);
+  exec::detail::check_launch("tree rsqrt check");
+  std::vector<int> h(n);
+  exec::copy(h.data(), H, out.data(), D, n);
+  return std::count(h.begin(), h.end(), 1);
+#else
+  (void)d, (void)n;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
 
 void tree_velocity_to_field(const mesh::SurfaceMesh& mesh, const double* host, const mesh::Field& out,
                             exec::Buffer<double>& scratch) {

@@ -122,6 +122,10 @@ class TreeSumsDevice {
   int launches_ = 0;
 };
 
+// For the tests: of the n values d (host), how many rsqrt_normal (the sums kernel's branch-free
+// reciprocal square root) and the library's rsqrt give different bits for on the device.
+long tree_rsqrt_mismatches(const double* d, long n);
+
 // Host velocities in surface order ([ux|uy|uz], owned_count each, row-major) into the device
 // field `out` (through a device scratch copy).
 void tree_velocity_to_field(const mesh::SurfaceMesh& mesh, const double* host, const mesh::Field& out,
