@@ -455,6 +455,13 @@ TEST(TreeBR, EveryLetStrategyWithEmptyRanksAndChangingTrees) {
             EXPECT_EQ(u, ref) << comm::let::registry()[k].name << ", " << what << ", call " << call;
           }
         }
+        // A solver reused from call to call (its LET parts unpacked into the last call's trees)
+        // gives a fresh solver's bits.
+        model::BRSettings first = b;
+        first.let_strategy = comm::let::registry().front().name;
+        model::TreeBRSolver fresh(*s.mesh, exec::Space::Host, first, s.c.model.epsilon, nullptr, nullptr);
+        fresh.velocity(state, s.omega, s.out);
+        EXPECT_EQ(s.owned_out(), ref) << what << ", call " << call << ": the reused solver differs from a fresh one";
         MPI_Allreduce(MPI_IN_PLACE, &empty, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (call != 1 && world_size() > 1) EXPECT_GT(empty, 0) << what << ": every rank has particles";
         for (double x : ref) EXPECT_TRUE(std::isfinite(x)) << what;

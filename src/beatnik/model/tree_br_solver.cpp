@@ -260,7 +260,7 @@ void TreeBRSolver::build() {
 #pragma omp parallel for
   for (long k = 0; k < n; ++k)
     for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
-  sources_.resize(1);
+  if (sources_.empty()) sources_.resize(1);  // the LET parts after it are unpacked into again (exchange_let)
   build_source_tree(tree_, own_.data(), n, settings_.tree_leaf, sources_[0]);
   load_.clusters = static_cast<long>(sources_[0].clusters.size());
 }
@@ -383,20 +383,39 @@ void TreeBRSolver::exchange_let() {
     if (let_recv_counts_[r] > 0) from.push_back(off);
     off += let_recv_counts_[r];
   }
-  const size_t first = sources_.size();
+  // The last call's LET parts are reused in order: their arrays keep their capacity and pages.
+  const size_t first = 1;
   sources_.resize(first + from.size());
   std::exception_ptr bad;  // a malformed block: thrown after the loop (not out of a parallel region)
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t k = 0; k < from.size(); ++k) {
     const long end = k + 1 < from.size() ? from[k + 1] : off;  // (empty blocks between add nothing)
     try {
-      sources_[first + k] = tree::unpack_let(in + from[k], end - from[k]);
+      tree::unpack_let(in + from[k], end - from[k], sources_[first + k], false);
     } catch (...) {
 #pragma omp critical(let_unpack)
       bad = std::current_exception();
     }
   }
   if (bad) std::rethrow_exception(bad);
+  // The particles and proxies, in chunks over every block at once (a few blocks would leave most
+  // threads idle).
+  constexpr long kChunk = 1 << 16;  // doubles
+  struct Piece {
+    const double* src;
+    double* dst;
+    long n;
+  };
+  std::vector<Piece> pieces;
+  for (size_t k = 0; k < from.size(); ++k) {
+    tree::SourceTree& t = sources_[first + k];
+    const auto [parts, prox] = tree::let_arrays(in + from[k]);
+    for (auto [src, dst, n] : {Piece{in + from[k] + parts, t.pts.data(), long(t.pts.size())},
+                               Piece{in + from[k] + prox, t.proxies.data(), long(t.proxies.size())}})
+      for (long o = 0; o < n; o += kChunk) pieces.push_back({src + o, dst + o, std::min(kChunk, n - o)});
+  }
+#pragma omp parallel for schedule(static)
+  for (size_t q = 0; q < pieces.size(); ++q) std::copy(pieces[q].src, pieces[q].src + pieces[q].n, pieces[q].dst);
   for (size_t s = first; s < sources_.size(); ++s) {
     load_.let_clusters += static_cast<long>(sources_[s].clusters.size());
     load_.let_particles += sources_[s].n;

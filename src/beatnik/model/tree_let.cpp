@@ -240,8 +240,18 @@ long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, 
   return k.size;
 }
 
+std::pair<long, long> let_arrays(const double* b) {
+  const long parts = kHeader + long(kNodeWidth) * static_cast<long>(b[0]);
+  return {parts, parts + 6 * static_cast<long>(b[1])};
+}
+
 SourceTree unpack_let(const double* b, long size) {
   SourceTree t;
+  unpack_let(b, size, t);
+  return t;
+}
+
+void unpack_let(const double* b, long size, SourceTree& t, bool arrays) {
   t.remote = true;
   if (size < kHeader) throw Error("LET: a block shorter than its header");
   const int nn = static_cast<int>(b[0]);
@@ -255,8 +265,13 @@ SourceTree unpack_let(const double* b, long size) {
   t.full.resize(nn);
   t.proxy_start.assign(nn, -1);
   t.proxy_count.assign(nn, 0);
-  t.proxies.assign(prox, prox + nprox);
-  t.pts.assign(parts, parts + 6 * t.n);
+  if (arrays) {
+    t.proxies.assign(prox, prox + nprox);
+    t.pts.assign(parts, parts + 6 * t.n);
+  } else {
+    t.proxies.resize(nprox);
+    t.pts.resize(6 * t.n);
+  }
   long off = 0;
   for (int c = 0; c < nn; ++c) {
     const double* o = node + long(kNodeWidth) * c;
@@ -278,7 +293,6 @@ SourceTree unpack_let(const double* b, long size) {
     }
   }
   if (off != nprox) throw Error("LET: proxy counts do not add up");
-  return t;
 }
 
 }  // namespace beatnik::model::tree

@@ -185,5 +185,11 @@ long pack_let(const SourceTree& tree, const std::vector<search::Cluster>& target
               std::vector<double>& out);
 // One block back as a remote SourceTree.
 SourceTree unpack_let(const double* block, long size);
+// The same into `t`, whose arrays keep their capacity: a tree unpacked into every call is not
+// allocated and first touched again. Without `arrays` the particles and proxies are only sized,
+// for the caller to copy (let_arrays: in parallel over every block's parts at once).
+void unpack_let(const double* block, long size, SourceTree& t, bool arrays = true);
+// Where block `b`'s particles ([0]) and proxies ([1]) lie in it: offsets in doubles.
+std::pair<long, long> let_arrays(const double* block);
 
 }  // namespace beatnik::model::tree
