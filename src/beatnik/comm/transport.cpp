@@ -7,6 +7,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/mpi_check.hpp"
+#include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/stream.hpp"
 
@@ -25,9 +26,7 @@ namespace beatnik::comm {
 namespace {
 
 #if defined(BEATNIK_WITH_CUDA)
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
-}
+using exec::cuda_check;
 #endif
 #if defined(BEATNIK_WITH_NCCL)
 // The stream the kernels run on (stream 0 unless a graph's step runs: exec/stream.hpp).

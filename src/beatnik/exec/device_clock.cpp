@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/stream.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
@@ -14,9 +15,6 @@ namespace beatnik::exec {
 
 #if defined(BEATNIK_WITH_CUDA)
 namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
-}
 
 class CudaEventClock final : public DeviceClock {
  public:
@@ -26,17 +24,17 @@ class CudaEventClock final : public DeviceClock {
   int record() override {
     if (next_ == events_.size()) {
       cudaEvent_t e;
-      check(cudaEventCreate(&e), "cudaEventCreate");
+      cuda_check(cudaEventCreate(&e), "cudaEventCreate");
       events_.push_back(e);
     }
     // The work stream (stream 0 unless a graph's step runs): behind every kernel queued so far.
-    check(cudaEventRecord(events_[next_], static_cast<cudaStream_t>(work_stream())), "cudaEventRecord");
+    cuda_check(cudaEventRecord(events_[next_], static_cast<cudaStream_t>(work_stream())), "cudaEventRecord");
     return static_cast<int>(next_++);
   }
   double seconds_between(int a, int b) override {
-    check(cudaEventSynchronize(events_[b]), "cudaEventSynchronize");
+    cuda_check(cudaEventSynchronize(events_[b]), "cudaEventSynchronize");
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, events_[a], events_[b]), "cudaEventElapsedTime");
+    cuda_check(cudaEventElapsedTime(&ms, events_[a], events_[b]), "cudaEventElapsedTime");
     return ms * 1e-3;
   }
   void recycle() override { next_ = 0; }

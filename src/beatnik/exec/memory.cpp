@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
@@ -36,13 +37,13 @@ Ledger& ledger() {
 }
 int idx(Space s) { return s == Space::Host ? 0 : 1; }
 
+}  // namespace
+
 #if defined(BEATNIK_WITH_CUDA)
 void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 #endif
-
-}  // namespace
 
 [[noreturn]] void no_device_backend(const char* what) {
   throw NotAvailable(std::string(what) +
