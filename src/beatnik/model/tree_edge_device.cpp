@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -140,43 +139,46 @@ void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const 
   });
 }
 
-// Per table and proxy of the proxy items [c0, c0 + items): row 0 zero, then row j + 1 the
-// running sum of the block sums of sources [j'·block, (j'+1)·block), j' ≤ j, each block summed in
-// order (their Lagrange values from item i0 on in lag). One pass for the block sums and their
-// scan: the rows are written once and never read back. The rows go proxy-major,
-// P[(c·m + proxy)·(rows + 1) + j], so that the sum kernel's targets, whose rows differ but lie
-// close, read neighbouring doubles for the same proxy.
-void prefix_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, int nt, const double* sorted,
+// Per table, block j and proxy of the (block, proxy) items [c0, c0 + items): the strengths of
+// sources [j·block, (j+1)·block) into row j + 1 (their Lagrange values from item i0 on in lag).
+void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, int nt, const double* sorted,
                  const double* lag, int p1, double* prefix) {
   const int W = 3 * p1;
   exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long h) {
     const long i = c0 + h;
-    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::pitem)];
-    const long idx = i - t.pitem, R = t.rows + 1;
-    const int n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
-    const int a = static_cast<int>(idx / (n1 * n2)), b = static_cast<int>((idx / n2) % n1),
-              e = static_cast<int>(idx % n2);
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::citem)];
+    const long local = i - t.citem, j = local / t.m;
+    const int idx = static_cast<int>(local % t.m), n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
+    const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
     const double* q = sorted + t.sorted + 3 * t.n;
-    double* P0 = prefix + t.prefix + idx * R;
-    double* P1 = P0 + t.m * R;
-    double* P2 = P1 + t.m * R;
-    P0[0] = P1[0] = P2[0] = 0.0;
-    double v0 = 0.0, v1 = 0.0, v2 = 0.0;
-    for (long j = 0; j < t.rows; ++j) {
-      double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-      for (long r = j * t.block; r < (j + 1) * t.block; ++r) {
-        const double* Lr = lag + (t.item + r - i0) * W;
-        const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
-        s0 += f * q[r];
-        s1 += f * q[t.n + r];
-        s2 += f * q[2 * t.n + r];
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (long r = j * t.block; r < (j + 1) * t.block; ++r) {
+      const double* Lr = lag + (t.item + r - i0) * W;
+      const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+      s0 += f * q[r];
+      s1 += f * q[t.n + r];
+      s2 += f * q[2 * t.n + r];
+    }
+    double* o = prefix + t.prefix + (j + 1) * 3 * t.m;
+    o[idx] = s0;
+    o[t.m + idx] = s1;
+    o[2 * t.m + idx] = s2;
+  });
+}
+
+// Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
+void scan_pass(exec::Space S, long items, const Tab* tabs, int nt, double* prefix) {
+  exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long i) {
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::pitem)];
+    const long idx = i - t.pitem, row = 3L * t.m;
+    double* P = prefix + t.prefix;
+    for (int c = 0; c < 3; ++c) {
+      double v = 0.0;
+      P[c * t.m + idx] = 0.0;
+      for (long j = 1; j <= t.rows; ++j) {
+        v += P[j * row + c * t.m + idx];
+        P[j * row + c * t.m + idx] = v;
       }
-      v0 += s0;
-      v1 += s1;
-      v2 += s2;
-      P0[j + 1] = v0;
-      P1[j + 1] = v1;
-      P2[j + 1] = v2;
     }
   });
 }
@@ -213,15 +215,11 @@ void sum_pass(exec::Space S, long n, const double* tgt, int nb, const long* firs
           direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
           dp += hi - lo;
         } else {
-          // Proxy-major rows (prefix_pass): proxy k's strengths at P[k·R + j], R = rows + 1.
-          const long R = rows + 1, cR = m * R;
-          const double* P = prefix + t.prefix;
+          const double *Qh = prefix + t.prefix + 3 * m * jh, *Ql = prefix + t.prefix + 3 * m * jl;
           const double *px = prox + t.prox, *py = px + m, *pz = py + m;
-          for (int k = 0; k < m; ++k) {
-            const double* Pk = P + k * R;
-            br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Pk[jh] - Pk[jl], Pk[cR + jh] - Pk[cR + jl],
-                    Pk[2 * cR + jh] - Pk[2 * cR + jl], eps, v[0], v[1], v[2]);
-          }
+          for (int k = 0; k < m; ++k)
+            br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
+                    Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
           pp += m;
           if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
           else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
@@ -280,38 +278,15 @@ TreeEdgeDevice::~TreeEdgeDevice() {
   for (void* e : events_)
     if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
-  for (Staged& st : up_)
-    if (st.host) cudaFreeHost(st.host);
 #endif
 }
 
 namespace {
-// Room for `bytes` in the page-locked staging st (its earlier copies done: the callers sync()
-// first), from its start. Pageable uploads were staged by the driver before cudaMemcpyAsync
-// returned, which held the host 0.03 s a call at 1024² before it could queue the tables.
-void stage_begin(TreeEdgeDevice::Staged& st, exec::Space s, size_t bytes) {
-  st.used = 0;
-  if (s == exec::Space::Host || bytes <= st.cap) return;
-#if defined(BEATNIK_DEVICE_COMPILE)
-  if (st.host) check(cudaFreeHost(st.host), "cudaFreeHost");
-  st.host = nullptr;
-  st.cap = 0;
-  const size_t cap = bytes + bytes / 8;
-  check(cudaMallocHost(reinterpret_cast<void**>(&st.host), cap), "cudaMallocHost");
-  st.cap = cap;
-#endif
-}
-
-// Bytes of n T's as staged (each array 256-byte aligned).
+// The data of v (host) in space s: a copy in b (grown as needed), queued on `stream` on the
+// device (v must then stay unchanged until the stream has taken it: pageable host memory is
+// staged before cudaMemcpyAsync returns).
 template <class T>
-size_t staged(size_t n) {
-  return (n * sizeof(T) + 255) / 256 * 256;
-}
-
-// The data of v (host) in space s: a copy in b (grown as needed); on the device through the
-// staging st (stage_begin'd for it) and queued on `stream`, so v may change once this returns.
-template <class T>
-T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, TreeEdgeDevice::Staged& st, void* stream) {
+T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) {
   exec::grow(b, s, std::max<size_t>(n, 1));
   if (n == 0) return b.data();
   if (s == exec::Space::Host) {
@@ -319,14 +294,10 @@ T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, TreeEdgeDevice
     return b.data();
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (st.used + staged<T>(n) > st.cap) throw Error("tree edge terms: the upload staging is too small");
-  char* h = st.host + st.used;
-  st.used += staged<T>(n);
-  std::memcpy(h, v, n * sizeof(T));
-  check(cudaMemcpyAsync(b.data(), h, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
+  check(cudaMemcpyAsync(b.data(), v, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
         "cudaMemcpyAsync");
 #else
-  (void)st, (void)stream;
+  (void)stream;
   exec::no_device_backend("tree edge tables");
 #endif
   return b.data();
@@ -368,7 +339,7 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
   host_tabs_.resize(nt);
   host_nodes_.assign(size_t(nt) * NW, 0.0);
   host_segs_.assign(nt + 1, 0);
-  long item = 0, sorted = 0, pre = 0, pitem = 0;
+  long item = 0, sorted = 0, pre = 0, citem = 0, pitem = 0;
   for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
@@ -376,12 +347,13 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
       if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
     Tab& t = host_tabs_[k];
     const long rows = e.n / e.block;
-    t = {item, sorted, pre, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+    t = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
          {e.dg[0], e.dg[1], e.dg[2]}};
     host_segs_[k] = item;
     item += e.n;
     sorted += 6 * e.n;
     pre += 3L * e.m * (rows + 1);
+    citem += rows * e.m;
     pitem += e.m;
   }
 #pragma omp parallel for schedule(static)
@@ -398,11 +370,9 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
   summed_ = false;
   exec::WorkStreamScope on(stream_);
   record(events_[0], stream_);
-  stage_begin(up_[1], S, staged<Tab>(host_tabs_.size()) + staged<double>(host_nodes_.size()) +
-                            staged<long>(host_segs_.size()));
-  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size(), up_[1], stream_);
-  const double* nd = place(nodes_, S, host_nodes_.data(), host_nodes_.size(), up_[1], stream_);
-  const long* sg = place(segs_, S, host_segs_.data(), host_segs_.size(), up_[1], stream_);
+  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size(), stream_);
+  const double* nd = place(nodes_, S, host_nodes_.data(), host_nodes_.size(), stream_);
+  const long* sg = place(segs_, S, host_segs_.data(), host_segs_.size(), stream_);
   exec::grow(keys_, S, std::max(item, 1L));
   exec::grow(keys_sorted_, S, std::max(item, 1L));
   exec::grow(vals_, S, std::max(item, 1L));
@@ -426,13 +396,12 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
     for (size_t g = 0; g + 1 < group.size(); ++g) {
       const int k0 = group[g], k1 = group[g + 1];
       const long i0 = host_tabs_[k0].item, i1 = k1 < nt ? host_tabs_[k1].item : item;
-      const long c0 = host_tabs_[k0].pitem, c1 = k1 < nt ? host_tabs_[k1].pitem : pitem;
+      const long c0 = host_tabs_[k0].citem, c1 = k1 < nt ? host_tabs_[k1].citem : citem;
       gather_pass(S, i0, i1 - i0, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
-      prefix_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
+      blocks_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
     }
-  } else if (nt > 0) {  // no sources: every table is its row 0
-    prefix_pass(S, 0, pitem, 0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
   }
+  if (nt > 0) scan_pass(S, pitem, tabs, nt, prefix_.data());
   record(events_[1], stream_);
   built_ = true;
   host_s = now() - t0;
@@ -458,10 +427,9 @@ void TreeEdgeDevice::terms(const std::vector<long>& first, const std::vector<lon
   if (lo < 0) throw Error("tree edge sums: no such table");
   max_table_ = hi;
   exec::WorkStreamScope on(stream_);
-  stage_begin(up_[0], S, staged<long>(first.size()) + staged<long>(start.size()) + staged<EdgeTermDev>(terms.size()));
-  place(first_, S, first.data(), first.size(), up_[0], stream_);
-  place(start_, S, start.data(), start.size(), up_[0], stream_);
-  place(terms_, S, terms.data(), terms.size(), up_[0], stream_);
+  place(first_, S, first.data(), first.size(), stream_);
+  place(start_, S, start.data(), start.size(), stream_);
+  place(terms_, S, terms.data(), terms.size(), stream_);
   copy_s = now() - t;
 }
 
@@ -528,11 +496,8 @@ std::vector<double> TreeEdgeDevice::sorted(int k) {
 std::vector<double> TreeEdgeDevice::prefix(int k) {
   sync();
   const Tab& t = host_tabs_.at(k);
-  const long R = t.rows + 1, m3 = 3L * t.m;
-  std::vector<double> held(size_t(m3) * R), out(held.size());
-  exec::copy(held.data(), exec::Space::Host, prefix_.data() + t.prefix, space_, held.size());
-  for (long j = 0; j < R; ++j)  // proxy-major as held, row-major as the host's table
-    for (long c = 0; c < m3; ++c) out[j * m3 + c] = held[c * R + j];
+  std::vector<double> out(3 * size_t(t.m) * (t.rows + 1));
+  exec::copy(out.data(), exec::Space::Host, prefix_.data() + t.prefix, space_, out.size());
   return out;
 }
 

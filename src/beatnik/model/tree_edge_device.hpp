@@ -3,7 +3,7 @@
 // docs/tree.md "On the GPU"): the prefix tables are built from the source and proxy pools the
 // sums already uploaded — each table's sources sorted by a stable segmented sort (ties in tree
 // order, as the host's std::stable_sort), the prefix strengths as sums over each block of
-// sources and their running sum (one item per proxy, rows held proxy-major) — then one kernel item per
+// sources (one item per block and proxy) and a running sum per proxy — then one kernel item per
 // target adds its batch's edge terms in list order with the host's binary searches, proxy pairs
 // and direct pairs beside the rows. Written with exec::parallel_for (the sort apart), so it also
 // runs on the host, where the unit test holds it against build_edge_table. On the device all of
@@ -74,14 +74,11 @@ class TreeEdgeDevice {
     long item;    // its first source among all tables' sources (the sort's segments)
     long sorted;  // offset of its sorted sources
     long prefix;  // offset of its prefix rows
+    long citem;   // its first (block, proxy) item
     long pitem;   // its first proxy item
     long src, stride, n, prox, block, rows;
     int m, axis;
     int dg[3];
-  };
-  struct Staged {  // page-locked host memory the uploads are copied from (device only)
-    char* host = nullptr;
-    size_t cap = 0, used = 0;
   };
 
  private:
@@ -95,9 +92,8 @@ class TreeEdgeDevice {
   bool summed_ = false;        // the last queue_sum launched its kernel
   int nb_ = 0;                 // the last terms(): batches, terms, first.back(), largest table
   long nterms_ = 0, last_target_ = 0, max_table_ = -1;
-  Staged up_[2];  // the term lists' uploads, the tables' descriptors' uploads
   std::vector<Tab> host_tabs_;
-  std::vector<double> host_nodes_;
+  std::vector<double> host_nodes_;  // the uploads' sources, kept until the copies are done
   std::vector<long> host_segs_;
   exec::Buffer<Tab> tabs_;
   exec::Buffer<double> nodes_, keys_, keys_sorted_, sorted_, prefix_, lagrange_, acc_;
