@@ -302,27 +302,29 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
   if (q < a.n) sum_target<U>(q, a);
 }
 
-// The kernel's variant (BEATNIK_TREE_EDGE_KERNEL, for measurements): 0 parallel_for's kernel,
-// 1.. the launch-bounded ones (unroll, blocks) below; default kDefaultSumVariant.
-constexpr int kDefaultSumVariant = 0;
-int sum_variant() {
-  static const int v = [] {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
-    const int x = e ? std::atoi(e) : kDefaultSumVariant;
-    if (x < 0 || x > 6) throw Error("BEATNIK_TREE_EDGE_KERNEL: 0 to 6");
-    return x;
-  }();
-  return v;
-}
 #endif
 
+// The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
+// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … kSumVariants − 1: the launch-bounded
+// ones of sum_pass (unroll, blocks per multiprocessor).
+constexpr int kDefaultSumVariant = 0, kSumVariants = 7;
+int sum_variant(int asked) {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
+    return e ? std::atoi(e) : kDefaultSumVariant;
+  }();
+  const int v = asked >= 0 ? asked : env;
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 6 (BEATNIK_TREE_EDGE_KERNEL)");
+  return v;
+}
+
 // Per target: its batch's edge terms (sum_target), one thread each on the device.
-void sum_pass(exec::Space S, const SumArgs& a) {
+void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (S == exec::Space::Device && sum_variant() > 0 && a.n > 0) {
+  if (S == exec::Space::Device && variant > 0 && a.n > 0) {
     const unsigned g = static_cast<unsigned>((a.n + kSumThreads - 1) / kSumThreads);
     cudaStream_t st = exec::detail::stream();
-    switch (sum_variant()) {
+    switch (variant) {
       case 1: edge_sum_kernel<0, 2><<<g, kSumThreads, 0, st>>>(a); break;
       case 2: edge_sum_kernel<2, 2><<<g, kSumThreads, 0, st>>>(a); break;
       case 3: edge_sum_kernel<4, 2><<<g, kSumThreads, 0, st>>>(a); break;
@@ -333,6 +335,8 @@ void sum_pass(exec::Space S, const SumArgs& a) {
     exec::detail::check_launch("tree edge sums");
     return;
   }
+#else
+  (void)variant;
 #endif
   exec::parallel_for(S, a.n, [=] BEATNIK_HOST_DEVICE(long q) { sum_target<0>(q, a); });
 }
@@ -555,7 +559,8 @@ void TreeEdgeDevice::queue_sum(const double* tgt, long n, const BRImages& img, d
   }
   record(events_[2], stream_);
   sum_pass(S, SumArgs{n, tgt, nb_, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
-                     prefix_.data(), prox_pool_, img, eps, acc_.data(), counts_.data()});
+                     prefix_.data(), prox_pool_, img, eps, acc_.data(), counts_.data()},
+           sum_variant(kernel_variant));
   record(events_[3], stream_);
   kernel_s = now() - t;  // on the host the kernel ran here; on the device wait() reads the events
   summed_ = true;
