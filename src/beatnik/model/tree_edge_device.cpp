@@ -132,8 +132,8 @@ void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, co
 
 // The sorted sources of the tables' items [i0, i0 + N), and each one's Lagrange values on its
 // grid (W per source, item i at lag[(i − i0)·W]). The values are formed in a local array and
-// stored once: tree::lagrange writes each value, reads it back and divides it, which on its
-// global output cost 19 ms a call at 1024² on an H100 (isolated, ncu), most of the tables.
+// stored once (tree::lagrange writes each value, reads it back and divides it): at 1024² on an
+// H200 16.5 -> 13.2 ms a call (isolated, ncu), still the tables' largest pass.
 void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const double* pool, const int* vals,
                  const double* nodes, int p1, double* sorted, double* lag) {
   const int W = 3 * p1, NW = 6 * p1;
@@ -184,8 +184,8 @@ void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, i
 
 // Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
 // kScanRows rows are loaded at a time before they are summed (the same additions in the same
-// order): one row at a time, each load waited for behind the store before it, took 18 ms a call
-// at 1024² on an H100 (isolated, ncu).
+// order): one row at a time, each load waiting behind the store before it, took 18.0 ms a call
+// at 1024² on an H200 (isolated, ncu), 3.7 ms so.
 constexpr int kScanRows = 8;
 void scan_pass(exec::Space S, long items, const Tab* tabs, int nt, double* prefix) {
   exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long i) {
@@ -294,7 +294,8 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 // A thread per target, as parallel_for's kernel, with launch bounds: at least MinBlocks blocks of
-// kSumThreads per multiprocessor (parallel_for's kernel took 100 registers: 16 warps of 64).
+// kSumThreads per multiprocessor (parallel_for's kernel takes 102 registers: 16 warps of 64;
+// the kernel waits on its binary searches' loads and the pairs' FP64 chains, so more warps pay).
 constexpr int kSumThreads = 256;
 template <int U, int MinBlocks>
 __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
@@ -306,8 +307,11 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
 
 // The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
 // else kDefaultSumVariant. 0: parallel_for's kernel; 1 … kSumVariants − 1: the launch-bounded
-// ones of sum_pass (unroll, blocks per multiprocessor).
-constexpr int kDefaultSumVariant = 0, kSumVariants = 7;
+// ones of sum_pass (unroll, blocks per multiprocessor). Default 4 (80 registers, 24 warps a
+// multiprocessor, a few spills): at 1024² on an H200 the kernel took 0.048 s a call beside the
+// sums against 0.062 for variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6
+// (64 registers, spilling; docs/tree.md "The edge stage's kernel and tables").
+constexpr int kDefaultSumVariant = 4, kSumVariants = 7;
 int sum_variant(int asked) {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
