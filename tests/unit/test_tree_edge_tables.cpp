@@ -4,7 +4,8 @@
 // clusters from the root to a leaf, both axes and several degrees and blocks, the sorted sources
 // must be the host's exactly and the prefix rows equal to 1e-12 of the table's largest; the
 // sums over cut windows must equal edge_sum's to 1e-12 of max |u| with the same pair counts;
-// tables built in small groups (a bound on the Lagrange values held) must be the same bits.
+// tables built in small groups (a bound on the Lagrange values held) must be the same bits, and
+// so must the sums of every variant of the device kernel.
 // Built twice: host (test_tree_edge_tables) and, in the CUDA build, device
 // (test_tree_edge_tables_device, needs a GPU).
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "beatnik/base/error.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/model/tree_edge.hpp"
@@ -163,6 +165,17 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   EXPECT_LE(d, 1e-12 * m);
   EXPECT_EQ(dev.proxy_pairs, pp);
   EXPECT_EQ(dev.direct_pairs, dp);
+  // Every variant of the device kernel (launch bounds, unrolling): the same bits and counts.
+  for (int v = 0; v < 7; ++v) {
+    std::vector<double> again(3 * n, 0.0);
+    dev.kernel_variant = v;
+    dev.sum(dpts.data(), n, first, start, terms, img, eps, again.data());
+    EXPECT_EQ(again, got) << "kernel variant " << v;
+    EXPECT_EQ(dev.proxy_pairs, pp) << "kernel variant " << v;
+    EXPECT_EQ(dev.direct_pairs, dp) << "kernel variant " << v;
+  }
+  dev.kernel_variant = 7;
+  EXPECT_THROW(dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data()), Error);
   std::printf("[ compared ] %zu tables, %zu terms: max rel diff %.3e, proxy pairs %ld, direct pairs %ld\n",
               specs.size(), terms.size(), m > 0 ? d / m : d, pp, dp);
 }

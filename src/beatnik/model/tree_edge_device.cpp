@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/exec/stream.hpp"
 #include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
 #if defined(BEATNIK_DEVICE_COMPILE)
@@ -23,6 +25,12 @@ namespace beatnik::model {
 namespace {
 
 using Tab = TreeEdgeDevice::Tab;
+
+#if defined(__CUDACC__)
+#define EDGE_UNROLL_ALL _Pragma("unroll")
+#else
+#define EDGE_UNROLL_ALL _Pragma("GCC unroll 8")
+#endif
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -123,7 +131,9 @@ void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, co
 }
 
 // The sorted sources of the tables' items [i0, i0 + N), and each one's Lagrange values on its
-// grid (W per source, item i at lag[(i − i0)·W]).
+// grid (W per source, item i at lag[(i − i0)·W]). The values are formed in a local array and
+// stored once (tree::lagrange writes each value, reads it back and divides it): at 1024² on an
+// H200 16.5 -> 13.2 ms a call (isolated, ncu), still the tables' largest pass.
 void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const double* pool, const int* vals,
                  const double* nodes, int p1, double* sorted, double* lag) {
   const int W = 3 * p1, NW = 6 * p1;
@@ -132,10 +142,16 @@ void gather_pass(exec::Space S, long i0, long N, const Tab* tabs, int nt, const 
     const int k = table_of(tabs, nt, i, &Tab::item);
     const Tab& t = tabs[k];
     const long r = i - t.item, from = t.src + vals[i];
+    double v[6];
+    for (int c = 0; c < 6; ++c) v[c] = pool[from + c * t.stride];
     double* o = sorted + t.sorted;
-    for (int c = 0; c < 6; ++c) o[c * t.n + r] = pool[from + c * t.stride];
+    for (int c = 0; c < 6; ++c) o[c * t.n + r] = v[c];
     const double* nd = nodes + size_t(k) * NW;
-    for (int d = 0; d < 3; ++d) tree::lagrange(o[d * t.n + r], t.dg[d], nd + d * p1, nd + W + d * p1, lag + q * W + d * p1);
+    double L[tree::kTreeMaxDegree + 1];
+    for (int d = 0; d < 3; ++d) {
+      tree::lagrange(v[d], t.dg[d], nd + d * p1, nd + W + d * p1, L);
+      for (int j = 0; j <= t.dg[d]; ++j) lag[q * W + d * p1 + j] = L[j];
+    }
   });
 }
 
@@ -167,73 +183,166 @@ void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, i
 }
 
 // Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
+// kScanRows rows are loaded at a time before they are summed (the same additions in the same
+// order): one row at a time, each load waiting behind the store before it, took 18.0 ms a call
+// at 1024² on an H200 (isolated, ncu), 3.7 ms so.
+constexpr int kScanRows = 8;
 void scan_pass(exec::Space S, long items, const Tab* tabs, int nt, double* prefix) {
   exec::parallel_for(S, items, [=] BEATNIK_HOST_DEVICE(long i) {
     const Tab& t = tabs[table_of(tabs, nt, i, &Tab::pitem)];
     const long idx = i - t.pitem, row = 3L * t.m;
-    double* P = prefix + t.prefix;
-    for (int c = 0; c < 3; ++c) {
-      double v = 0.0;
-      P[c * t.m + idx] = 0.0;
-      for (long j = 1; j <= t.rows; ++j) {
-        v += P[j * row + c * t.m + idx];
-        P[j * row + c * t.m + idx] = v;
-      }
+    double* P = prefix + t.prefix + idx;
+    double v[3] = {0.0, 0.0, 0.0};
+    for (int c = 0; c < 3; ++c) P[c * t.m] = 0.0;
+    for (long j0 = 1; j0 <= t.rows; j0 += kScanRows) {
+      const long u1 = least(kScanRows, t.rows + 1 - j0);
+      double b[3][kScanRows] = {};
+      EDGE_UNROLL_ALL
+      for (int u = 0; u < kScanRows; ++u)
+        if (u < u1)
+          for (int c = 0; c < 3; ++c) b[c][u] = P[(j0 + u) * row + c * t.m];
+      EDGE_UNROLL_ALL
+      for (int u = 0; u < kScanRows; ++u)
+        if (u < u1)
+          for (int c = 0; c < 3; ++c) {
+            v[c] += b[c][u];
+            P[(j0 + u) * row + c * t.m] = v[c];
+          }
     }
   });
 }
 
-// Per target: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term).
-void sum_pass(exec::Space S, long n, const double* tgt, int nb, const long* first, const long* start,
-              const EdgeTermDev* terms, const Tab* tabs, const double* sorted, const double* prefix,
-              const double* prox, BRImages img, double eps, double* acc, unsigned long long* counts) {
-  exec::parallel_for(S, n, [=] BEATNIK_HOST_DEVICE(long q) {
-    double u[3] = {0.0, 0.0, 0.0};
-    if (nb > 0 && q >= first[0] && q < first[nb]) {
-      int b = 0, hb = nb - 1;  // the last batch whose first target is ≤ q
-      while (b < hb) {
-        const int mid = (b + hb + 1) / 2;
-        if (first[mid] <= q) b = mid;
-        else hb = mid - 1;
-      }
-      const double x = tgt[q], y = tgt[n + q], z = tgt[2 * n + q];
-      unsigned long long pp = 0, dp = 0;
-      for (long i = start[b]; i < start[b + 1]; ++i) {
-        const EdgeTermDev e = terms[i];
-        const Tab& t = tabs[e.table];
-        const int d = t.axis, mm = d == 0 ? e.mx : e.my, m = t.m, K = img.k;
-        const double L = img.period[d], h = img.centring_half(d), r = d == 0 ? x : y;
-        const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
-        const double* s = sorted + t.sorted;
-        const double* key = s + d * t.n;
-        const long lo = cut(key, t.n, r, L, h, mm + K + 1), hi = cut(key, t.n, r, L, h, mm - K);
-        if (hi <= lo) continue;
-        const long B = t.block, rows = t.rows;
-        const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
-        double v[3] = {0.0, 0.0, 0.0};
-        if (jh <= jl) {
-          direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
-          dp += hi - lo;
-        } else {
-          const double *Qh = prefix + t.prefix + 3 * m * jh, *Ql = prefix + t.prefix + 3 * m * jl;
-          const double *px = prox + t.prox, *py = px + m, *pz = py + m;
-          for (int k = 0; k < m; ++k)
-            br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
-                    Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
-          pp += m;
-          if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
-          else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
-          if (jl * B <= lo) direct(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
-          else direct(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
-          dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
-        }
-        for (int c = 0; c < 3; ++c) u[c] += v[c];
-      }
-      add_count(counts, pp);
-      add_count(counts + 1, dp);
+struct SumArgs {  // what the sum kernel reads and writes
+  long n;
+  const double* tgt;
+  int nb;
+  const long *first, *start;
+  const EdgeTermDev* terms;
+  const Tab* tabs;
+  const double *sorted, *prefix, *prox;
+  BRImages img;
+  double eps;
+  double* acc;
+  unsigned long long* counts;
+};
+
+// Target q: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term). U:
+// the proxy loop unrolled U times, 0 as the compiler chooses (the pairs still added one by one
+// in order: the same bits); the device kernel's variants differ in U and their occupancy only.
+template <int U>
+BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
+  const long n = a.n;
+  const BRImages& img = a.img;
+  const double eps = a.eps;
+  double u[3] = {0.0, 0.0, 0.0};
+  if (a.nb > 0 && q >= a.first[0] && q < a.first[a.nb]) {
+    int b = 0, hb = a.nb - 1;  // the last batch whose first target is ≤ q
+    while (b < hb) {
+      const int mid = (b + hb + 1) / 2;
+      if (a.first[mid] <= q) b = mid;
+      else hb = mid - 1;
     }
-    for (int c = 0; c < 3; ++c) acc[c * n + q] = u[c];
-  });
+    const double x = a.tgt[q], y = a.tgt[n + q], z = a.tgt[2 * n + q];
+    unsigned long long pp = 0, dp = 0;
+    for (long i = a.start[b]; i < a.start[b + 1]; ++i) {
+      const EdgeTermDev e = a.terms[i];
+      const Tab& t = a.tabs[e.table];
+      const int d = t.axis, mm = d == 0 ? e.mx : e.my, m = t.m, K = img.k;
+      // No img.period[d]: indexed by a variable it would put the arguments on the stack.
+      const double L = d == 0 ? img.period[0] : img.period[1], h = img.centred ? 0.5 * L : 0.0;
+      const double r = d == 0 ? x : y;
+      const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
+      const double* s = a.sorted + t.sorted;
+      const double* key = s + d * t.n;
+      const long lo = cut(key, t.n, r, L, h, mm + K + 1), hi = cut(key, t.n, r, L, h, mm - K);
+      if (hi <= lo) continue;
+      const long B = t.block, rows = t.rows;
+      const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
+      double v[3] = {0.0, 0.0, 0.0};
+      if (jh <= jl) {
+        direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
+        dp += hi - lo;
+      } else {
+        const double *Qh = a.prefix + t.prefix + 3 * m * jh, *Ql = a.prefix + t.prefix + 3 * m * jl;
+        const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
+        auto pair = [&](int k) {
+          br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
+                  Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
+        };
+        if constexpr (U == 0) {  // the compiler's choice
+          for (int k = 0; k < m; ++k) pair(k);
+        } else {
+#if defined(__CUDACC__)
+#pragma unroll(U)
+#endif
+          for (int k = 0; k < m; ++k) pair(k);
+        }
+        pp += m;
+        if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+        else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+        if (jl * B <= lo) direct(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+        else direct(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
+        dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
+      }
+      for (int c = 0; c < 3; ++c) u[c] += v[c];
+    }
+    add_count(a.counts, pp);
+    add_count(a.counts + 1, dp);
+  }
+  for (int c = 0; c < 3; ++c) a.acc[c * n + q] = u[c];
+}
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+// A thread per target, as parallel_for's kernel, with launch bounds: at least MinBlocks blocks of
+// kSumThreads per multiprocessor (parallel_for's kernel takes 102 registers: 16 warps of 64;
+// the kernel waits on its binary searches' loads and the pairs' FP64 chains, so more warps pay).
+constexpr int kSumThreads = 256;
+template <int U, int MinBlocks>
+__global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
+  const long q = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q < a.n) sum_target<U>(q, a);
+}
+
+#endif
+
+// The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
+// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … kSumVariants − 1: the launch-bounded
+// ones of sum_pass (unroll, blocks per multiprocessor). Default 4 (80 registers, 24 warps a
+// multiprocessor, a few spills): at 1024² on an H200 the kernel took 0.048 s a call beside the
+// sums against 0.062 for variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6
+// (64 registers, spilling; docs/tree.md "The edge stage's kernel and tables").
+constexpr int kDefaultSumVariant = 4, kSumVariants = 7;
+int sum_variant(int asked) {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
+    return e ? std::atoi(e) : kDefaultSumVariant;
+  }();
+  const int v = asked >= 0 ? asked : env;
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 6 (BEATNIK_TREE_EDGE_KERNEL)");
+  return v;
+}
+
+// Per target: its batch's edge terms (sum_target), one thread each on the device.
+void sum_pass(exec::Space S, const SumArgs& a, int variant) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (S == exec::Space::Device && variant > 0 && a.n > 0) {
+    const unsigned g = static_cast<unsigned>((a.n + kSumThreads - 1) / kSumThreads);
+    cudaStream_t st = exec::detail::stream();
+    switch (variant) {
+      case 1: edge_sum_kernel<0, 2><<<g, kSumThreads, 0, st>>>(a); break;
+      case 2: edge_sum_kernel<2, 2><<<g, kSumThreads, 0, st>>>(a); break;
+      case 3: edge_sum_kernel<4, 2><<<g, kSumThreads, 0, st>>>(a); break;
+      case 4: edge_sum_kernel<0, 3><<<g, kSumThreads, 0, st>>>(a); break;
+      case 5: edge_sum_kernel<2, 3><<<g, kSumThreads, 0, st>>>(a); break;
+      default: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+    }
+    exec::detail::check_launch("tree edge sums");
+    return;
+  }
+#else
+  (void)variant;
+#endif
+  exec::parallel_for(S, a.n, [=] BEATNIK_HOST_DEVICE(long q) { sum_target<0>(q, a); });
 }
 
 }  // namespace
@@ -453,8 +562,9 @@ void TreeEdgeDevice::queue_sum(const double* tgt, long n, const BRImages& img, d
 #endif
   }
   record(events_[2], stream_);
-  sum_pass(S, n, tgt, nb_, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(), prefix_.data(),
-           prox_pool_, img, eps, acc_.data(), counts_.data());
+  sum_pass(S, SumArgs{n, tgt, nb_, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
+                     prefix_.data(), prox_pool_, img, eps, acc_.data(), counts_.data()},
+           sum_variant(kernel_variant));
   record(events_[3], stream_);
   kernel_s = now() - t;  // on the host the kernel ran here; on the device wait() reads the events
   summed_ = true;

@@ -63,6 +63,9 @@ class TreeEdgeDevice {
   // Sources whose Lagrange values are held at once (216 bytes each at degree 8): the tables are
   // built in groups of about this many (at 1024² the tables hold ~2e7 sources a call).
   long max_lagrange_items = 1L << 24;
+  // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
+  // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
+  int kernel_variant = -1;
   long proxy_pairs = 0, direct_pairs = 0;  // of the last sum
   long bytes = 0;                          // of the last build's tables
   // Last build (host set-up and queueing: host_s; the passes: tables_s), terms (uploads queued:
