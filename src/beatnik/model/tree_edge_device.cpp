@@ -10,6 +10,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/exec/stream.hpp"
@@ -35,9 +36,7 @@ using Tab = TreeEdgeDevice::Tab;
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 #if defined(BEATNIK_DEVICE_COMPILE)
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("tree edge terms: ") + what + ": " + cudaGetErrorString(e));
-}
+using exec::cuda_check;
 #endif
 
 // The last table in [0, nt) whose field `key` is ≤ i (ascending; the first's is 0).
@@ -370,11 +369,11 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
     // A blocking stream: its work follows the default stream's synchronous copies (the pools
     // and targets are filled there) and runs beside the sums' streams, which are blocking too.
     cudaStream_t st;
-    check(cudaStreamCreate(&st), "cudaStreamCreate");
+    cuda_check(cudaStreamCreate(&st), "cudaStreamCreate");
     stream_ = st;
     for (void*& e : events_) {
       cudaEvent_t ev;
-      check(cudaEventCreate(&ev), "cudaEventCreate");
+      cuda_check(cudaEventCreate(&ev), "cudaEventCreate");
       e = ev;
     }
   }
@@ -403,7 +402,7 @@ T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) 
     return b.data();
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
-  check(cudaMemcpyAsync(b.data(), v, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
+  cuda_check(cudaMemcpyAsync(b.data(), v, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
         "cudaMemcpyAsync");
 #else
   (void)stream;
@@ -415,7 +414,7 @@ T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) 
 void record(void* event, void* stream) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (event)
-    check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+    cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
 #else
   (void)event, (void)stream;
 #endif
@@ -424,7 +423,7 @@ void record(void* event, void* stream) {
 double elapsed(void* a, void* b) {
   float ms = 0;
 #if defined(BEATNIK_DEVICE_COMPILE)
-  check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(a), static_cast<cudaEvent_t>(b)), "cudaEventElapsedTime");
+  cuda_check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(a), static_cast<cudaEvent_t>(b)), "cudaEventElapsedTime");
 #else
   (void)a, (void)b;
 #endif
@@ -434,7 +433,7 @@ double elapsed(void* a, void* b) {
 
 void TreeEdgeDevice::sync() const {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (stream_) check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
+  if (stream_) cuda_check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
 #endif
 }
 
@@ -557,7 +556,7 @@ void TreeEdgeDevice::queue_sum(const double* tgt, long n, const BRImages& img, d
     counts_.zero();
   } else {
 #if defined(BEATNIK_DEVICE_COMPILE)
-    check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), static_cast<cudaStream_t>(stream_)),
+    cuda_check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), static_cast<cudaStream_t>(stream_)),
           "cudaMemsetAsync");
 #endif
   }
