@@ -723,13 +723,17 @@ void TreeBRSolver::edges() {
   const std::vector<std::array<int, 4>> keys = edge_keys();
   const int nk = static_cast<int>(keys.size());
   tables_.resize(nk);
+  {
+    Timers::Scope t(timers_, "br.tree.compute.edge.tables");
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int k = 0; k < nk; ++k) {
-    const tree::SourceTree& S = sources_[keys[k][0]];
-    int dg[3], m;
-    const double* proxies = edge_set(keys[k], dg, m);
-    tree::build_edge_table(S.clusters[keys[k][1]], S.pts.data(), S.n, keys[k][2], dg, proxies, m, tables_[k]);
+    for (int k = 0; k < nk; ++k) {
+      const tree::SourceTree& S = sources_[keys[k][0]];
+      int dg[3], m;
+      const double* proxies = edge_set(keys[k], dg, m);
+      tree::build_edge_table(S.clusters[keys[k][1]], S.pts.data(), S.n, keys[k][2], dg, proxies, m, tables_[k]);
+    }
   }
+  Timers::Scope sums_scope(timers_, "br.tree.compute.edge.sums");
   const tree::SourceTree& T = sources_[0];
   const long n = T.n;
   const double *xt = T.pts.data(), *yt = xt + n, *zt = yt + n;
