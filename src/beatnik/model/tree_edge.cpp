@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "beatnik/model/br_host_kernel.hpp"
+#include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/tree_edge_pairs.hpp"
 #include "beatnik/model/tree_interp.hpp"
 
@@ -59,6 +62,51 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
   double w[3] = {0.0, 0.0, 0.0};
   pairs(xs, ys, zs, zs + n, nullptr, n, k0, k1, ox, oy, x, y, z, eps, w);
   for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
+}
+
+// Targets whose cuts lie nearest the same two prefix rows (jl < jh) take the same strengths
+// Q[jh] − Q[jl]. Groups of at least kSharedRows of them are summed by the targets-in-lanes kernel
+// (br_targets_host) together, with the strengths formed once, instead of one target at a time
+// with a horizontal sum and the strengths formed per pair. Each target still gets its own
+// pairs, in proxy order. Sets done[q] and pv[3q…3q+2] (the proxies' velocity) for the targets it
+// summed; cuts: per target lo, hi, jl, jh.
+constexpr long kSharedRows = 2;
+void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
+                 const BRImages& img, double eps, const long* cuts, char* done, double* pv) {
+  const long m = t.m;
+  thread_local std::vector<long> order;
+  order.clear();
+  for (long q = 0; q < nt; ++q)
+    if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order.push_back(q);
+  const auto rows = [cuts](long q) { return std::make_pair(cuts[4 * q + 2], cuts[4 * q + 3]); };
+  std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return rows(a) < rows(b); });
+  thread_local std::vector<double> w, g;  // the proxies with the group's strengths; its targets and sums
+  for (size_t a = 0; a < order.size();) {
+    size_t b = a + 1;
+    while (b < order.size() && rows(order[b]) == rows(order[a])) ++b;
+    const long ng = static_cast<long>(b - a);
+    if (ng >= kSharedRows) {
+      const auto [jl, jh] = rows(order[a]);
+      const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
+      w.resize(6 * m);
+      std::copy(t.proxies, t.proxies + 3 * m, w.begin());
+      for (long k = 0; k < 3 * m; ++k) w[3 * m + k] = Qh[k] - Ql[k];
+      g.assign(6 * ng, 0.0);
+      for (long i = 0; i < ng; ++i) {
+        const long q = order[a + i];
+        g[i] = tx[q], g[ng + i] = ty[q], g[2 * ng + i] = tz[q];
+      }
+      const BRSourceRange r{w.data(), m, 0, m, mx, my, false};
+      br_targets_host(g.data(), g.data() + ng, g.data() + 2 * ng, ng, &r, 1, img, eps, g.data() + 3 * ng,
+                      g.data() + 4 * ng, g.data() + 5 * ng);
+      for (long i = 0; i < ng; ++i) {
+        const long q = order[a + i];
+        done[q] = 1;
+        for (int c = 0; c < 3; ++c) pv[3 * q + c] = g[(3 + c) * ng + i];
+      }
+    }
+    a = b;
+  }
 }
 
 }  // namespace
@@ -116,19 +164,35 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   }
   const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
   const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
+  // Each target's cuts and the nearest prefix rows to them; the sources between a row and the cut
+  // are summed directly.
+  thread_local std::vector<long> cuts;  // per target: lo, hi, jl, jh
+  thread_local std::vector<double> pv;  // per target: the proxies' velocity, where summed in a group
+  thread_local std::vector<char> done;  // … and whether it was
+  cuts.resize(4 * nt);
+  pv.resize(3 * nt);
+  done.assign(nt, 0);
   for (long q = 0; q < nt; ++q) {
     const long lo = cut_lo(tr[q], lo0, lo1), hi = cut_hi(tr[q], hi0, hi1);
+    cuts[4 * q] = lo, cuts[4 * q + 1] = hi;
+    cuts[4 * q + 2] = std::min((lo + B / 2) / B, rows), cuts[4 * q + 3] = std::min((hi + B / 2) / B, rows);
+  }
+  shared_rows(t, mx, my, tx, ty, tz, nt, img, eps, cuts.data(), done.data(), pv.data());
+  for (long q = 0; q < nt; ++q) {
+    const long lo = cuts[4 * q], hi = cuts[4 * q + 1], jl = cuts[4 * q + 2], jh = cuts[4 * q + 3];
     if (hi <= lo) continue;
-    // The nearest prefix rows; the sources between a row and the cut are summed directly.
-    const long jl = std::min((lo + B / 2) / B, rows), jh = std::min((hi + B / 2) / B, rows);
     double v[3] = {0.0, 0.0, 0.0};
     const double x = tx[q], y = ty[q], z = tz[q];
     if (jh <= jl) {
       direct(pairs, t, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
       counts.direct_pairs += hi - lo;
     } else {
-      const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
-      pairs(px, py, pz, Qh, Ql, m, 0, m, ox, oy, x, y, z, eps, v);
+      if (!done[q]) {
+        const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
+        pairs(px, py, pz, Qh, Ql, m, 0, m, ox, oy, x, y, z, eps, v);
+      } else {
+        for (int c = 0; c < 3; ++c) v[c] = pv[3 * q + c];
+      }
       counts.proxy_pairs += m;
       // hi: add [jh·B, hi) or take off [hi, jh·B); lo the other way round.
       if (jh * B <= hi) direct(pairs, t, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
