@@ -17,7 +17,6 @@ LetExchange::LetExchange(MPI_Comm comm, const std::string& strategy, std::vector
     throw Error("LET: locality has " + std::to_string(locality.size()) + " entries for " + std::to_string(size_) +
                 " ranks");
   strategy_ = entry.make(let::Setup{comm, std::move(locality), stats, transport});
-  nccl_ = std::string(let::path(strategy, transport)) == "nccl";
 }
 
 LetExchange::~LetExchange() = default;

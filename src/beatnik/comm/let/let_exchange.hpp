@@ -41,8 +41,6 @@ class LetExchange {
   const double* pull(const std::vector<let::Section>& mine, let::RemoteWalk& walk, std::vector<long>& recv_counts) {
     return strategy_->pull(mine, walk, recv_counts);
   }
-  // How the blocks travel: "nccl" (a push with the run's NCCL transport) or "mpi".
-  const char* path() const { return nccl_ ? "nccl" : "mpi"; }
   std::size_t buffer_bytes() const { return strategy_->buffer_bytes(); }
   const std::string& strategy() const { return name_; }
   int rank() const { return rank_; }
@@ -52,7 +50,6 @@ class LetExchange {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::string name_;
-  bool nccl_ = false;
   std::unique_ptr<let::Strategy> strategy_;
 };
 

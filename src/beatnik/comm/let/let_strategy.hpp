@@ -3,9 +3,9 @@
 // strategy beside this one, listed in registry.cpp. A strategy decides only how ranks talk.
 // A push strategy: every rank has one block of doubles for each other rank (possibly empty)
 // and receives the blocks the others have for it; with the run's NCCL transport (-x cuda) the
-// blocks, made on the host, go up to the device, across by NCCL and back down (push.cpp). A pull strategy (pulls()): every rank exposes
-// its tree and assembles the blocks it would have received itself, by a walk of the others'
-// trees (remote_walk.hpp). The LetExchange owns the rest (validation); the strategy accounts
+// blocks, made on the host, go up to the device, across by NCCL and back down (push.cpp). A pull
+// strategy (pulls()): every rank exposes its tree and assembles the blocks it would have received
+// itself, by a walk of the others' trees (remote_walk.hpp). The LetExchange owns the rest (validation); the strategy accounts
 // its bytes under the pattern "let".
 #include <mpi.h>
 

@@ -31,8 +31,8 @@ const std::vector<StrategyEntry>& registry();
 // (with the reason) when it cannot run here.
 const StrategyEntry& find_strategy(const std::string& name);
 // How the blocks of `strategy` travel with `transport` (the run's GPU transport, null on the
-// host): "nccl" (a push over an NCCL transport, push.hpp) or "mpi" — the results and the banner
-// say it, as LetExchange::path() does for a running exchange.
+// host): "nccl" (a push over an NCCL transport, push.hpp) or "mpi"; the results and the banner
+// say it.
 const char* path(const std::string& strategy, const Transport* transport);
 // "alltoallv, sparse or rma" (for messages).
 std::string strategy_names();
