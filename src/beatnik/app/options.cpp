@@ -87,7 +87,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   halo_help.pop_back();  // the last line's newline: CLI11 ends the entry itself
   app.add_option("-x,--exec", o.exec, "Where kernels run: host (synonyms serial, openmp, threads) or cuda")->group(X);
   app.add_option("--gpu-transport", o.gpu_transport,
-                 "How halo and FFT-reshape bytes travel on -x cuda: staged (via pinned host memory), "
+                 "How halo, FFT-reshape and tree-LET bytes travel on -x cuda: staged (via pinned host memory), "
                  "cuda-aware (device buffers to MPI), nccl, or auto (nccl with one GPU per rank and "
                  "several ranks, else cuda-aware if MPI supports it, else staged)")
       ->group(X);
