@@ -81,6 +81,7 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
   const auto rows = [cuts](long q) { return std::make_pair(cuts[4 * q + 2], cuts[4 * q + 3]); };
   std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return rows(a) < rows(b); });
   thread_local std::vector<double> w, g;  // the proxies with the group's strengths; its targets and sums
+  bool placed = false;                    // the proxies' positions in w (the same for every group)
   for (size_t a = 0; a < order.size();) {
     size_t b = a + 1;
     while (b < order.size() && rows(order[b]) == rows(order[a])) ++b;
@@ -88,8 +89,11 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
     if (ng >= kSharedRows) {
       const auto [jl, jh] = rows(order[a]);
       const double *Qh = &t.prefix[3 * m * jh], *Ql = &t.prefix[3 * m * jl];
-      w.resize(6 * m);
-      std::copy(t.proxies, t.proxies + 3 * m, w.begin());
+      if (!placed) {
+        w.resize(6 * m);
+        std::copy(t.proxies, t.proxies + 3 * m, w.begin());
+        placed = true;
+      }
       for (long k = 0; k < 3 * m; ++k) w[3 * m + k] = Qh[k] - Ql[k];
       g.assign(6 * ng, 0.0);
       for (long i = 0; i < ng; ++i) {
