@@ -241,6 +241,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<int> grid_first_;               // own cluster c: grids_[grid_first_[c], grid_first_[c+1])
   std::vector<double> grid_u_;
   std::vector<std::vector<int>> edge_table_;  // per batch: the table of each edge term
+  std::vector<int> edge_slot_;  // edge_keys' scratch: per possible key, its index (−1: unused)
   std::vector<tree::EdgeTable> tables_;       // the edge terms' prefix tables (this call)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]
   std::vector<double> back_send_, back_recv_;  // records of 3
