@@ -665,8 +665,8 @@ long TreeBRSolver::low_terms(int b) const {
 // out in the keys' sorted order (tree, then cluster, then axis 0 and 1, each with the degree-p
 // proxies first and then the cluster's lower-degree sets): the terms mark their slots in
 // parallel, a running count over the slots numbers the marked ones, and a term's index is its
-// slot's number. The same sorted set as sorting the terms' keys, in O(terms + slots) (the sort
-// and merge of chunks took 0.03 s at 1024² on 16 threads).
+// slot's number. The same sorted set as sorting the terms' keys (which this replaced: 3–52 ms
+// against 0.8–0.9 per call at 256² on one rank of 2 threads), in O(terms + slots).
 std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
   using Key = std::array<int, 4>;
   const int nb = static_cast<int>(edge_.size());
