@@ -1,16 +1,19 @@
 // exec::reduce_sum / reduce_max (exec/reduce.hpp), which the run's checksums use: the sum against
 // a long-double sum of the same values, bitwise the same over repeated calls (and on the host
 // over thread counts: fixed chunks, not an OpenMP reduction); the maximum exact, a NaN anywhere
-// winning it; empty and small ranges. Built twice: host (test_reduce) and, in the CUDA build,
-// device (test_reduce_device.cpp includes this file compiled by nvcc; needs a GPU).
+// winning it; empty and small ranges; the host bounding box, NaN skipped. Built twice: host
+// (test_reduce) and, in the CUDA build, device (test_reduce_device.cpp includes this file
+// compiled by nvcc; needs a GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "beatnik/exec/bounding_box.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/reduce.hpp"
 #include "support/test_support.hpp"
@@ -115,3 +118,43 @@ TEST(Reduce, EmptyRangesGiveTheIdentities) {
   EXPECT_EQ(one.sum(0), 0.0);
   EXPECT_EQ(one.max(0), -std::numeric_limits<double>::infinity());
 }
+
+#if !defined(REDUCE_ON_DEVICE)
+// The host bounding box (exec/bounding_box.hpp; the spatial decomposition's outer cuts): the
+// exact minimum and maximum per coordinate, NaN positions skipped wherever they lie, an all-NaN
+// range the empty box (+inf, −inf).
+TEST(Reduce, HostBoundingBoxIsExactAndSkipsNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  exec::BoundingBox box(exec::Space::Host);
+  for (long n : {1L, 257L, 1000003L}) {
+    std::vector<double> c[3] = {wild(n, 21), wild(n, 22), wild(n, 23)};
+    double lo_ref[3], hi_ref[3];
+    for (int d = 0; d < 3; ++d) {
+      lo_ref[d] = *std::min_element(c[d].begin(), c[d].end());
+      hi_ref[d] = *std::max_element(c[d].begin(), c[d].end());
+    }
+    double lo[3], hi[3];
+    box.compute(c[0].data(), c[1].data(), c[2].data(), n, lo, hi);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(lo[d], lo_ref[d]) << "n " << n << " dim " << d;
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(hi[d], hi_ref[d]) << "n " << n << " dim " << d;
+    if (n < 3) continue;
+    // A NaN in place of the extreme and at both ends: the box of the rest.
+    for (int d = 0; d < 3; ++d) {
+      const long at = std::min_element(c[d].begin(), c[d].end()) - c[d].begin();
+      c[d][at] = c[d][0] = c[d][n - 1] = nan;
+    }
+    box.compute(c[0].data(), c[1].data(), c[2].data(), n, lo, hi);
+    for (int d = 0; d < 3; ++d) {
+      double l = inf, h = -inf;
+      for (double x : c[d])
+        if (!std::isnan(x)) l = std::min(l, x), h = std::max(h, x);
+      EXPECT_EQ(lo[d], l) << "n " << n << " dim " << d << ": NaN not skipped";
+      EXPECT_EQ(hi[d], h) << "n " << n << " dim " << d << ": NaN not skipped";
+    }
+  }
+  const std::vector<double> all_nan(5, nan);
+  double lo[3], hi[3];
+  box.compute(all_nan.data(), all_nan.data(), all_nan.data(), 5, lo, hi);
+  for (int d = 0; d < 3; ++d) EXPECT_TRUE(lo[d] == inf && hi[d] == -inf) << "dim " << d;
+}
+#endif

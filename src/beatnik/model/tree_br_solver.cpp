@@ -198,6 +198,7 @@ void TreeBRSolver::to_spatial() {
   broken_ = !spatial_.update(p, p + n, n);
   if (broken_) return;
   const mesh::SpatialView v = spatial_.host_view();
+#pragma omp parallel for schedule(static)
   for (long k = 0; k < n; ++k) keys_[k] = v.owner(p[k], p[n + k]);
   by_dest_.sort(keys_.data(), n, size_);
   const std::vector<long>& off = by_dest_.host_offsets();
