@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cmath>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <iterator>
 #include <limits>
+#include <string>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_kernel.hpp"
@@ -292,6 +294,18 @@ void TreeBRSolver::upward() {
                   t.proxy_count[c]);
 }
 
+namespace {
+// BEATNIK_TREE_LET_FILL=trees: -x cuda copies the LET parts into their trees' host arrays and
+// the device pools from those (the path before the parts went to the pools as received).
+bool let_fill_from_trees() {
+  static const bool trees = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_FILL");
+    return e && std::string(e) == "trees";
+  }();
+  return trees;
+}
+}  // namespace
+
 // Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
 // proxies, on the host (tree_low.hpp).
 void TreeBRSolver::low_sets(int s) {
@@ -318,9 +332,16 @@ void TreeBRSolver::low_device() {
   const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   const double t = now();
   device_->pools(near, far);
-  for (int s = 0; s < nt; ++s) {
-    device_->fill(false, s, s == 0 ? upward_dev_->device_sources() : nullptr);
-    device_->fill(true, s, s == 0 ? upward_dev_->device_proxies() : nullptr);
+  device_->fill(false, 0, upward_dev_->device_sources());
+  device_->fill(true, 0, upward_dev_->device_proxies());
+  // The LET parts from the blocks as received (device to device from the NCCL receive buffer,
+  // else from the host blocks), or with BEATNIK_TREE_LET_FILL=trees from their host arrays as
+  // before (the A/B).
+  const bool from_trees = let_fill_from_trees();
+  for (int s = 1; s < nt; ++s) {
+    const LetArrays& a = let_in_.at(s - 1);
+    device_->fill(false, s, from_trees ? nullptr : a.pts, a.space);
+    device_->fill(true, s, from_trees ? nullptr : a.proxies, a.space);
   }
   exec::fence(space_);
   const double copy_s = now() - t;
@@ -400,24 +421,37 @@ void TreeBRSolver::exchange_let() {
     }
   }
   if (bad) std::rethrow_exception(bad);
-  // The particles and proxies, in chunks over every block at once (a few blocks would leave most
-  // threads idle).
-  constexpr long kChunk = 1 << 16;  // doubles
-  struct Piece {
-    const double* src;
-    double* dst;
-    long n;
-  };
-  std::vector<Piece> pieces;
+  // Where each part's particles and proxies lie as received: with NCCL also on the device.
+  const double* dev = let_->device_blocks();
+  let_in_.clear();
   for (size_t k = 0; k < from.size(); ++k) {
-    tree::SourceTree& t = sources_[first + k];
     const auto [parts, prox] = tree::let_arrays(in + from[k]);
-    for (auto [src, dst, n] : {Piece{in + from[k] + parts, t.pts.data(), long(t.pts.size())},
-                               Piece{in + from[k] + prox, t.proxies.data(), long(t.proxies.size())}})
-      for (long o = 0; o < n; o += kChunk) pieces.push_back({src + o, dst + o, std::min(kChunk, n - o)});
+    if (dev) let_in_.push_back({dev + from[k] + parts, dev + from[k] + prox, exec::Space::Device});
+    else let_in_.push_back({in + from[k] + parts, in + from[k] + prox, exec::Space::Host});
   }
+  // -x cuda: the device pools copy the parts from there (low_device) and the host reads only
+  // the parts' arrays' addresses (the ranges find their pool offsets by them), so the values
+  // are not copied into those arrays.
+  if (!(device_ && computes(gate_)) || let_fill_from_trees()) {
+    // The particles and proxies, in chunks over every block at once (a few blocks would leave
+    // most threads idle).
+    constexpr long kChunk = 1 << 16;  // doubles
+    struct Piece {
+      const double* src;
+      double* dst;
+      long n;
+    };
+    std::vector<Piece> pieces;
+    for (size_t k = 0; k < from.size(); ++k) {
+      tree::SourceTree& t = sources_[first + k];
+      const auto [parts, prox] = tree::let_arrays(in + from[k]);
+      for (auto [src, dst, n] : {Piece{in + from[k] + parts, t.pts.data(), long(t.pts.size())},
+                                 Piece{in + from[k] + prox, t.proxies.data(), long(t.proxies.size())}})
+        for (long o = 0; o < n; o += kChunk) pieces.push_back({src + o, dst + o, std::min(kChunk, n - o)});
+    }
 #pragma omp parallel for schedule(static)
-  for (size_t q = 0; q < pieces.size(); ++q) std::copy(pieces[q].src, pieces[q].src + pieces[q].n, pieces[q].dst);
+    for (size_t q = 0; q < pieces.size(); ++q) std::copy(pieces[q].src, pieces[q].src + pieces[q].n, pieces[q].dst);
+  }
   for (size_t s = first; s < sources_.size(); ++s) {
     load_.let_clusters += static_cast<long>(sources_[s].clusters.size());
     load_.let_particles += sources_[s].n;

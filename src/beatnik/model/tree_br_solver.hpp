@@ -228,6 +228,12 @@ class TreeBRSolver : public BRSolver {
   std::vector<std::vector<tree::Ball>> balls_;  // per sources_ entry: each cluster's centre and radius
   std::vector<tree::Ball> box_balls_;           // boxes_'
   std::vector<long> let_send_counts_, let_recv_counts_;
+  struct LetArrays {  // a LET part's particles and proxies as received (valid until the next call)
+    const double* pts;
+    const double* proxies;
+    exec::Space space;  // Device: the NCCL receive buffer; Host: the blocks in host memory
+  };
+  std::vector<LetArrays> let_in_;  // per LET part (sources_[1 + k])
   std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
   std::vector<std::vector<Term>> cc_;         // per own cluster: its cluster–cluster terms (dual)
   std::vector<int> leaf_of_, parent_;         // own cluster -> batch (−1: internal), parent (−1: root)

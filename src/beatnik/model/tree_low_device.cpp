@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -51,109 +53,57 @@ BEATNIK_HOST_DEVICE inline double basis(double x, double lo, double hi, int n, i
   return num / den;
 }
 
-// The last set in [lo, hi) whose first item is ≤ i.
+// The last set in [lo, hi) whose first item (field F: the sum's or the basis rows') is ≤ i.
+template <long TreeLowPass::Set::*F = &TreeLowPass::Set::item>
 BEATNIK_HOST_DEVICE inline int set_of(const TreeLowPass::Set* v, int lo, int hi, long i) {
   --hi;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (v[mid].item <= i) lo = mid;
+    if (v[mid].*F <= i) lo = mid;
     else hi = mid - 1;
   }
   return lo;
 }
 
-}  // namespace
+// Rows of the basis table per dimension: the grid's points, or one per point source.
+BEATNIK_HOST_DEVICE inline int rows(const TreeLowPass::Set& q, int d) { return q.grid ? q.P[d] + 1 : q.n; }
 
-TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0) {}
+// L_j(x) for every j ≤ n at once, written to out[0..n]: basis()'s values bitwise (the same
+// exact-node test, the same terms summed in the same order into den; only den is shared).
+BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n, const double* C, double* out) {
+  for (int i = 0; i <= n; ++i)
+    if (x == node(lo, hi, n, i, C)) {
+      for (int j = 0; j <= n; ++j) out[j] = i == j ? 1.0 : 0.0;
+      return;
+    }
+  double den = 0.0;
+  for (int i = 0; i <= n; ++i) {  // the terms kept in out (a local array would live in local memory)
+    const double w = ((i % 2) ? -1.0 : 1.0) * ((i == 0 || i == n) ? 0.5 : 1.0);
+    out[i] = w / (x - node(lo, hi, n, i, C));
+    den += out[i];
+  }
+  for (int j = 0; j <= n; ++j) out[j] /= den;
+}
 
-void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
-  const exec::Space S = space_;
-  double t = now();
-  // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
-  std::vector<std::vector<std::pair<int, int>>> by;
-  for (int s = 0; s < static_cast<int>(trees.size()); ++s) {
-    const tree::LowSets& l = *trees[s].l;
-    const int nc = static_cast<int>(l.first.size()) - 1;
-    for (int c = 0; c < nc; ++c) {
-      const int k = l.first[c + 1] - l.first[c];
-      if (k > static_cast<int>(by.size())) by.resize(k);
-      for (int j = 0; j < k; ++j) by[j].push_back({s, c});
-    }
-  }
-  std::vector<long> level(by.size() + 1, 0);  // first set of each position
-  for (size_t j = 0; j < by.size(); ++j) level[j + 1] = level[j] + static_cast<long>(by[j].size());
-  sets = level.back();
-  if (sets == 0) {
-    upload_s = kernel_s = 0;
-    return;
-  }
-  std::vector<Set> host(sets);
-  for (size_t j = 0; j < by.size(); ++j) {
-    const long n = static_cast<long>(by[j].size());
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i) {
-      const auto [s, c] = by[j][i];
-      const Tree& T = trees[s];
-      const tree::SourceTree& st = *T.t;
-      const tree::LowSets& l = *T.l;
-      const search::Cluster& C = st.clusters[c];
-      const int k = l.first[c] + static_cast<int>(j);
-      Set& q = host[level[j] + i];
-      int P[3] = {0, 0, 0};
-      const tree::LowFrom from = tree::low_from(st, l, c, k, p, theta, P);
-      for (int d = 0; d < 3; ++d) {
-        q.lo[d] = C.lo[d];
-        q.hi[d] = C.hi[d];
-        q.D[d] = static_cast<signed char>(l.degrees[3 * k + d]);
-        q.P[d] = static_cast<signed char>(P[d]);
-      }
-      q.out = T.low + l.start[k];
-      q.m = l.count[k];
-      q.in_near = 0;
-      switch (from) {
-        case tree::LowFrom::PreviousSet:
-          q.grid = 1, q.src = T.low + l.start[k - 1], q.stride = q.n = l.count[k - 1];
-          break;
-        case tree::LowFrom::Proxies:
-        case tree::LowFrom::ProxyPoints:
-          q.grid = from == tree::LowFrom::Proxies;
-          q.src = T.far + st.proxy_start[c], q.stride = q.n = st.proxy_count[c];
-          break;
-        case tree::LowFrom::Sources:
-          q.grid = 0, q.in_near = 1, q.src = T.near + C.begin, q.stride = st.n, q.n = static_cast<int>(C.count());
-          break;
-      }
-    }
-    long item = 0;
-    for (long i = 0; i < n; ++i) {
-      host[level[j] + i].item = item;
-      item += host[level[j] + i].m;
-    }
-  }
-  // The sets and, once, the cosines of the host's Chebyshev points.
-  const Set* SS = host.data();
-  if (S != exec::Space::Host) {
-    exec::grow(sets_, S, host.size());
-    exec::copy(sets_.data(), S, host.data(), exec::Space::Host, host.size());
-    SS = sets_.data();
-  }
-  if (cos_.size() == 0) {
-    std::vector<double> c(kW * kW, 0.0);
-    for (int n = 1; n < kW; ++n)
-      for (int j = 0; j <= n; ++j) c[n * kW + j] = std::cos(M_PI * j / n);
-    cos_ = exec::Buffer<double>(S, c.size());
-    exec::copy(cos_.data(), S, c.data(), exec::Space::Host, c.size());
-  }
-  const double* C = cos_.data();
-  exec::fence(S);
-  const double t1 = now();
-  upload_s = t1 - t;
-  for (size_t j = 0; j < by.size(); ++j) {
-    const int n = static_cast<int>(by[j].size());
-    const Set* L = SS + level[j];
-    const Set& last = host[level[j] + n - 1];
+// BEATNIK_TREE_LOW_KERNEL=0: the pass without the basis tables (run_old), for the A/B.
+bool old_kernel() {
+  static const bool old = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LOW_KERNEL");
+    return e && std::string(e) == "0";
+  }();
+  return old;
+}
+
+// The pass before the basis tables (BEATNIK_TREE_LOW_KERNEL=0, kept for the A/B): every item
+// evaluates its own basis values, 3·n of them per point-source item, 3·(P+1) per grid item.
+void run_old(exec::Space S, size_t positions, const std::vector<long>& level, const std::vector<TreeLowPass::Set>& host,
+             const TreeLowPass::Set* SS, const double* C, const double* near, double* far) {
+  for (size_t j = 0; j < positions; ++j) {
+    const int n = static_cast<int>(level[j + 1] - level[j]);
+    const TreeLowPass::Set* L = SS + level[j];
+    const TreeLowPass::Set& last = host[level[j] + n - 1];
     exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
-      const Set& q = L[set_of(L, 0, n, i)];
+      const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
       const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
       const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
       double* o = far + q.out;
@@ -193,6 +143,173 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       o[4 * m + idx] = v1;
       o[5 * m + idx] = v2;
     });
+  }
+}
+
+}  // namespace
+
+TreeLowPass::TreeLowPass(exec::Space space) : tables(!old_kernel()), space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
+
+void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
+  const exec::Space S = space_;
+  double t = now();
+  // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
+  std::vector<std::vector<std::pair<int, int>>> by;
+  for (int s = 0; s < static_cast<int>(trees.size()); ++s) {
+    const tree::LowSets& l = *trees[s].l;
+    const int nc = static_cast<int>(l.first.size()) - 1;
+    for (int c = 0; c < nc; ++c) {
+      const int k = l.first[c + 1] - l.first[c];
+      if (k > static_cast<int>(by.size())) by.resize(k);
+      for (int j = 0; j < k; ++j) by[j].push_back({s, c});
+    }
+  }
+  std::vector<long> level(by.size() + 1, 0);  // first set of each position
+  for (size_t j = 0; j < by.size(); ++j) level[j + 1] = level[j] + static_cast<long>(by[j].size());
+  sets = level.back();
+  if (sets == 0) {
+    upload_s = kernel_s = 0;
+    return;
+  }
+  std::vector<Set> host(sets);
+  std::vector<long> nrows(by.size());  // per position: basis rows
+  long table = 0;                      // the largest position's table, doubles
+  for (size_t j = 0; j < by.size(); ++j) {
+    const long n = static_cast<long>(by[j].size());
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) {
+      const auto [s, c] = by[j][i];
+      const Tree& T = trees[s];
+      const tree::SourceTree& st = *T.t;
+      const tree::LowSets& l = *T.l;
+      const search::Cluster& C = st.clusters[c];
+      const int k = l.first[c] + static_cast<int>(j);
+      Set& q = host[level[j] + i];
+      int P[3] = {0, 0, 0};
+      const tree::LowFrom from = tree::low_from(st, l, c, k, p, theta, P);
+      for (int d = 0; d < 3; ++d) {
+        q.lo[d] = C.lo[d];
+        q.hi[d] = C.hi[d];
+        q.D[d] = static_cast<signed char>(l.degrees[3 * k + d]);
+        q.P[d] = static_cast<signed char>(P[d]);
+      }
+      q.out = T.low + l.start[k];
+      q.m = l.count[k];
+      q.in_near = 0;
+      switch (from) {
+        case tree::LowFrom::PreviousSet:
+          q.grid = 1, q.src = T.low + l.start[k - 1], q.stride = q.n = l.count[k - 1];
+          break;
+        case tree::LowFrom::Proxies:
+        case tree::LowFrom::ProxyPoints:
+          q.grid = from == tree::LowFrom::Proxies;
+          q.src = T.far + st.proxy_start[c], q.stride = q.n = st.proxy_count[c];
+          break;
+        case tree::LowFrom::Sources:
+          q.grid = 0, q.in_near = 1, q.src = T.near + C.begin, q.stride = st.n, q.n = static_cast<int>(C.count());
+          break;
+      }
+    }
+    long item = 0, row = 0, tab = 0;
+    for (long i = 0; i < n; ++i) {
+      Set& q = host[level[j] + i];
+      q.item = item;
+      item += q.m;
+      q.item_a = row;
+      q.tab = tab;
+      for (int d = 0; d < 3; ++d) {
+        row += rows(q, d);
+        tab += long(rows(q, d)) * (q.D[d] + 1);
+      }
+    }
+    nrows[j] = row;
+    table = std::max(table, tab);
+  }
+  // The sets and, once, the cosines of the host's Chebyshev points.
+  const Set* SS = host.data();
+  if (S != exec::Space::Host) {
+    exec::grow(sets_, S, host.size());
+    exec::copy(sets_.data(), S, host.data(), exec::Space::Host, host.size());
+    SS = sets_.data();
+  }
+  if (cos_.size() == 0) {
+    std::vector<double> c(kW * kW, 0.0);
+    for (int n = 1; n < kW; ++n)
+      for (int j = 0; j <= n; ++j) c[n * kW + j] = std::cos(M_PI * j / n);
+    cos_ = exec::Buffer<double>(S, c.size());
+    exec::copy(cos_.data(), S, c.data(), exec::Space::Host, c.size());
+  }
+  const double* C = cos_.data();
+  exec::fence(S);
+  const double t1 = now();
+  upload_s = t1 - t;
+  if (!tables) {
+    run_old(S, by.size(), level, host, SS, C, near, far);
+  } else {
+    exec::grow(table_, S, std::max(table, 1L));
+    double* tab = table_.data();
+    for (size_t j = 0; j < by.size(); ++j) {
+      const int n = static_cast<int>(by[j].size());
+      const Set* L = SS + level[j];
+      // (a) The basis tables: per set and dimension d, row y holds L_0 … L_{D_d} of the set's
+      // degree-D_d basis at the source grid's point y (grid) or at source y's coordinate d
+      // (points). Each row is shared by every output proxy of the set: the item per proxy
+      // below reads it instead of recomputing it (m times the basis evaluations before).
+      exec::parallel_for(S, nrows[j], [=] BEATNIK_HOST_DEVICE(long i) {
+        const TreeLowPass::Set& q = L[set_of<&TreeLowPass::Set::item_a>(L, 0, n, i)];
+        int r = static_cast<int>(i - q.item_a), d = 0;
+        long off = q.tab;
+        while (r >= rows(q, d)) {
+          r -= rows(q, d);
+          off += long(rows(q, d)) * (q.D[d] + 1);
+          ++d;
+        }
+        const double* src = (q.in_near ? near : far) + q.src;
+        const double x = q.grid ? node(q.lo[d], q.hi[d], q.P[d], r, C) : src[d * q.stride + r];
+        basis_row(x, q.lo[d], q.hi[d], q.D[d], C, tab + off + long(r) * (q.D[d] + 1));
+      });
+      // (b) An item per output proxy: its point and its strengths, the same products and sums
+      // in the same order as before the tables (bitwise).
+      const Set& last = host[level[j] + n - 1];
+      exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
+        const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
+        const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
+        const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
+        double* o = far + q.out;
+        for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
+        const double* src = (q.in_near ? near : far) + q.src;
+        const long st = q.stride;
+        const int w0 = q.D[0] + 1, w1 = n1, w2 = n2;
+        const double* T0 = tab + q.tab + ix[0];
+        const double* T1 = T0 - ix[0] + long(rows(q, 0)) * w0 + ix[1];
+        const double* T2 = T1 - ix[1] + long(rows(q, 1)) * w1 + ix[2];
+        double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+        if (q.grid) {
+          const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
+          for (int a = 0; a <= q.P[0]; ++a)
+            for (int b = 0; b < p1; ++b) {
+              const double rab = T0[a * w0] * T1[b * w1];
+              for (int e = 0; e < p2; ++e) {
+                const double f = rab * T2[e * w2];
+                const long k = (long(a) * p1 + b) * p2 + e;
+                v0 += f * src[3 * st + k];
+                v1 += f * src[4 * st + k];
+                v2 += f * src[5 * st + k];
+              }
+            }
+        } else {
+          for (long k = 0; k < q.n; ++k) {
+            const double f = T0[k * w0] * T1[k * w1] * T2[k * w2];
+            v0 += f * src[3 * st + k];
+            v1 += f * src[4 * st + k];
+            v2 += f * src[5 * st + k];
+          }
+        }
+        o[3 * m + idx] = v0;
+        o[4 * m + idx] = v1;
+        o[5 * m + idx] = v2;
+      });
+    }
   }
   exec::fence(S);
   kernel_s = now() - t1;

@@ -11,6 +11,9 @@
 // separable coarsening Σ M_a(a')·M_b(b')·M_e(e')·q̂(a'b'e') from a Chebyshev grid (M: the set's
 // 1-D Lagrange basis at the grid's points) or Σ_k L_a(x_k)L_b(y_k)L_e(z_k)·q_k over point sources
 // (the cluster's sources, or its proxies when their grid does not fit), in source order.
+// The basis values come from tables made first in the same pass, a row per (set, dimension,
+// grid point or source) holding every L_j there: each value is computed once per set instead
+// of once per output proxy, with basis()'s formula and order, so the sums are the same bits.
 #include <vector>
 
 #include "beatnik/exec/memory.hpp"
@@ -35,13 +38,18 @@ class TreeLowPass {
   // Seconds of the last run: descriptor upload, the passes (fenced).
   double upload_s = 0, kernel_s = 0;
   long sets = 0;  // sets made in the last run
+  // Each set's basis values in tables shared by its proxies (the default), or each proxy's own
+  // (BEATNIK_TREE_LOW_KERNEL=0, the pass before the tables: the A/B). The same bits either way.
+  bool tables;
 
   struct Set {  // one set as its pass reads it
     double lo[3], hi[3];  // the cluster's box
     long out;             // far-pool offset of the set ([x|y|z|qx|qy|qz], m apart)
     long src;             // pool offset of the first source, `stride` apart per component
     long stride;
-    long item;            // its first item among its pass's
+    long item;            // its first item among its pass's (one per output proxy)
+    long item_a;          // its first basis row among its pass's (tables: one per row)
+    long tab;             // its basis tables' offset in the pass's table
     int n;                // point sources, or the source grid's proxies
     int m;                // proxies of the set
     signed char D[3], P[3];  // the set's degrees; the source grid's (grid only)
@@ -53,6 +61,7 @@ class TreeLowPass {
   exec::Space space_;
   exec::Buffer<Set> sets_;
   exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
+  exec::Buffer<double> table_;  // one position's basis tables (grown, never shrunk)
 };
 
 }  // namespace beatnik::model

@@ -668,14 +668,14 @@ void TreeSumsDevice::pools(const Arrays& near, const Arrays& far) {
 #endif
 }
 
-void TreeSumsDevice::fill(bool far, size_t i, const double* dev) {
+void TreeSumsDevice::fill(bool far, size_t i, const double* src, exec::Space from) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const Pool& p = far ? far_ : near_;
   double* pool = far ? far_pool_.data() : near_pool_.data();
   const auto [host, len] = p.arrays.at(i);
-  if (len > 0) exec::copy(pool + p.base[i], exec::Space::Device, dev ? dev : host, dev ? exec::Space::Device : exec::Space::Host, len);
+  if (len > 0) exec::copy(pool + p.base[i], exec::Space::Device, src ? src : host, src ? from : exec::Space::Host, len);
 #else
-  (void)far, (void)i, (void)dev;
+  (void)far, (void)i, (void)src, (void)from;
   exec::no_device_backend("tree solver sums");
 #endif
 }

@@ -43,10 +43,11 @@ class TreeSumsDevice {
   // in the given order in one device array each (array i at base(far, i)); a range finds its
   // array by host address (flatten). Sizes the device memory, copies nothing.
   void pools(const Arrays& near, const Arrays& far);
-  // Array i of a pool from its host array, or from device memory `dev` of the same length. An
-  // array may instead be written on the device through pool() (the lower-degree sets:
+  // Array i of a pool from its host array, or from `src` of the same length in space `from` (a
+  // copy elsewhere: the upward pass's device buffers, the LET blocks as received). An array may
+  // instead be written on the device through pool() (the lower-degree sets:
   // tree_low_device.hpp); every array a range reads must be filled before launch().
-  void fill(bool far, size_t i, const double* dev = nullptr);
+  void fill(bool far, size_t i, const double* src = nullptr, exec::Space from = exec::Space::Device);
   double* pool(bool far) { return far ? far_pool_.data() : near_pool_.data(); }
   long base(bool far, size_t i) const { return (far ? far_ : near_).base[i]; }
   // Targets ([x|y|z], n each; on the device when targets_on_device, else host), after pools()

@@ -35,6 +35,8 @@ class LetExchange {
   double* send_buffer(long doubles) { return strategy_->send_buffer(doubles); }
   // Collective: see let::Strategy::exchange (the blocks received, valid until the next call).
   const double* exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts);
+  // See let::Strategy::device_blocks (null unless the blocks came by NCCL).
+  const double* device_blocks() const { return strategy_->device_blocks(); }
   // Whether the strategy pulls (then call pull(), not exchange()).
   bool pulls() const { return strategy_->pulls(); }
   // Collective: see let::Strategy::pull.

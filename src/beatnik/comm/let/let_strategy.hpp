@@ -44,6 +44,9 @@ class Strategy {
   // Accounts every non-empty block sent under "let".
   virtual const double* exchange(const std::vector<long>& send_counts, const double* send,
                                  std::vector<long>& recv_counts) = 0;
+  // The last exchange()'s blocks in device memory at the same offsets, or null (host MPI): with
+  // NCCL they arrive there, so the tree solver's device pools copy them device to device.
+  virtual const double* device_blocks() const { return nullptr; }
   // Whether the tree solver calls pull() instead of exchange().
   virtual bool pulls() const { return false; }
   // Collective (pull strategies). `mine`: this rank's sections, read during the call. Sets

@@ -22,6 +22,7 @@ class Push final : public Strategy {
   double* send_buffer(long doubles) override;
   const double* exchange(const std::vector<long>& send_counts, const double* send,
                          std::vector<long>& recv_counts) override;
+  const double* device_blocks() const override { return nccl_ ? dev_recv_.data() : nullptr; }
   std::size_t buffer_bytes() const override;
 
  private:
