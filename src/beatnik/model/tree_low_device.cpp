@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -39,20 +37,6 @@ BEATNIK_HOST_DEVICE inline double node(double lo, double hi, int n, int j, const
   return add_product(c, 0.5 * (hi - lo), C[n * kW + j]);
 }
 
-// L_j(x) of the degree-n points on [lo, hi]: tree::lagrange's formula and order, one value.
-BEATNIK_HOST_DEVICE inline double basis(double x, double lo, double hi, int n, int j, const double* C) {
-  for (int i = 0; i <= n; ++i)
-    if (x == node(lo, hi, n, i, C)) return i == j ? 1.0 : 0.0;
-  double den = 0.0, num = 0.0;
-  for (int i = 0; i <= n; ++i) {
-    const double w = ((i % 2) ? -1.0 : 1.0) * ((i == 0 || i == n) ? 0.5 : 1.0);
-    const double v = w / (x - node(lo, hi, n, i, C));
-    den += v;
-    if (i == j) num = v;
-  }
-  return num / den;
-}
-
 // The last set in [lo, hi) whose first item (field F: the sum's or the basis rows') is ≤ i.
 template <long TreeLowPass::Set::*F = &TreeLowPass::Set::item>
 BEATNIK_HOST_DEVICE inline int set_of(const TreeLowPass::Set* v, int lo, int hi, long i) {
@@ -68,8 +52,9 @@ BEATNIK_HOST_DEVICE inline int set_of(const TreeLowPass::Set* v, int lo, int hi,
 // Rows of the basis table per dimension: the grid's points, or one per point source.
 BEATNIK_HOST_DEVICE inline int rows(const TreeLowPass::Set& q, int d) { return q.grid ? q.P[d] + 1 : q.n; }
 
-// L_j(x) for every j ≤ n at once, written to out[0..n]: basis()'s values bitwise (the same
-// exact-node test, the same terms summed in the same order into den; only den is shared).
+// L_j(x) of the degree-n points on [lo, hi] for every j ≤ n at once, written to out[0..n]:
+// tree::lagrange's formula and order (the exact-node test, then w_i / (x − x_i) summed in i
+// order into the denominator, each term divided by it).
 BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n, const double* C, double* out) {
   for (int i = 0; i <= n; ++i)
     if (x == node(lo, hi, n, i, C)) {
@@ -85,70 +70,9 @@ BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n,
   for (int j = 0; j <= n; ++j) out[j] /= den;
 }
 
-// BEATNIK_TREE_LOW_KERNEL=0: the pass without the basis tables (run_old), for the A/B.
-bool old_kernel() {
-  static const bool old = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LOW_KERNEL");
-    return e && std::string(e) == "0";
-  }();
-  return old;
-}
-
-// The pass before the basis tables (BEATNIK_TREE_LOW_KERNEL=0, kept for the A/B): every item
-// evaluates its own basis values, 3·n of them per point-source item, 3·(P+1) per grid item.
-void run_old(exec::Space S, size_t positions, const std::vector<long>& level, const std::vector<TreeLowPass::Set>& host,
-             const TreeLowPass::Set* SS, const double* C, const double* near, double* far) {
-  for (size_t j = 0; j < positions; ++j) {
-    const int n = static_cast<int>(level[j + 1] - level[j]);
-    const TreeLowPass::Set* L = SS + level[j];
-    const TreeLowPass::Set& last = host[level[j] + n - 1];
-    exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
-      const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
-      const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
-      const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
-      double* o = far + q.out;
-      for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
-      const double* src = (q.in_near ? near : far) + q.src;
-      const long st = q.stride;
-      double v0 = 0.0, v1 = 0.0, v2 = 0.0;
-      if (q.grid) {
-        // The set's basis at the grid's points, side by side, then the separable sum.
-        double R[3][kW];
-        for (int d = 0; d < 3; ++d)
-          for (int y = 0; y <= q.P[d]; ++y)
-            R[d][y] = basis(node(q.lo[d], q.hi[d], q.P[d], y, C), q.lo[d], q.hi[d], q.D[d], ix[d], C);
-        const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
-        for (int a = 0; a <= q.P[0]; ++a)
-          for (int b = 0; b < p1; ++b) {
-            const double rab = R[0][a] * R[1][b];
-            for (int e = 0; e < p2; ++e) {
-              const double f = rab * R[2][e];
-              const long k = (long(a) * p1 + b) * p2 + e;
-              v0 += f * src[3 * st + k];
-              v1 += f * src[4 * st + k];
-              v2 += f * src[5 * st + k];
-            }
-          }
-      } else {
-        for (long k = 0; k < q.n; ++k) {
-          const double f = basis(src[k], q.lo[0], q.hi[0], q.D[0], ix[0], C) *
-                           basis(src[st + k], q.lo[1], q.hi[1], q.D[1], ix[1], C) *
-                           basis(src[2 * st + k], q.lo[2], q.hi[2], q.D[2], ix[2], C);
-          v0 += f * src[3 * st + k];
-          v1 += f * src[4 * st + k];
-          v2 += f * src[5 * st + k];
-        }
-      }
-      o[3 * m + idx] = v0;
-      o[4 * m + idx] = v1;
-      o[5 * m + idx] = v2;
-    });
-  }
-}
-
 }  // namespace
 
-TreeLowPass::TreeLowPass(exec::Space space) : tables(!old_kernel()), space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
+TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
 
 void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
   const exec::Space S = space_;
@@ -243,73 +167,69 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   exec::fence(S);
   const double t1 = now();
   upload_s = t1 - t;
-  if (!tables) {
-    run_old(S, by.size(), level, host, SS, C, near, far);
-  } else {
-    exec::grow(table_, S, std::max(table, 1L));
-    double* tab = table_.data();
-    for (size_t j = 0; j < by.size(); ++j) {
-      const int n = static_cast<int>(by[j].size());
-      const Set* L = SS + level[j];
-      // (a) The basis tables: per set and dimension d, row y holds L_0 … L_{D_d} of the set's
-      // degree-D_d basis at the source grid's point y (grid) or at source y's coordinate d
-      // (points). Each row is shared by every output proxy of the set: the item per proxy
-      // below reads it instead of recomputing it (m times the basis evaluations before).
-      exec::parallel_for(S, nrows[j], [=] BEATNIK_HOST_DEVICE(long i) {
-        const TreeLowPass::Set& q = L[set_of<&TreeLowPass::Set::item_a>(L, 0, n, i)];
-        int r = static_cast<int>(i - q.item_a), d = 0;
-        long off = q.tab;
-        while (r >= rows(q, d)) {
-          r -= rows(q, d);
-          off += long(rows(q, d)) * (q.D[d] + 1);
-          ++d;
-        }
-        const double* src = (q.in_near ? near : far) + q.src;
-        const double x = q.grid ? node(q.lo[d], q.hi[d], q.P[d], r, C) : src[d * q.stride + r];
-        basis_row(x, q.lo[d], q.hi[d], q.D[d], C, tab + off + long(r) * (q.D[d] + 1));
-      });
-      // (b) An item per output proxy: its point and its strengths, the same products and sums
-      // in the same order as before the tables (bitwise).
-      const Set& last = host[level[j] + n - 1];
-      exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
-        const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
-        const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
-        const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
-        double* o = far + q.out;
-        for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
-        const double* src = (q.in_near ? near : far) + q.src;
-        const long st = q.stride;
-        const int w0 = q.D[0] + 1, w1 = n1, w2 = n2;
-        const double* T0 = tab + q.tab + ix[0];
-        const double* T1 = T0 - ix[0] + long(rows(q, 0)) * w0 + ix[1];
-        const double* T2 = T1 - ix[1] + long(rows(q, 1)) * w1 + ix[2];
-        double v0 = 0.0, v1 = 0.0, v2 = 0.0;
-        if (q.grid) {
-          const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
-          for (int a = 0; a <= q.P[0]; ++a)
-            for (int b = 0; b < p1; ++b) {
-              const double rab = T0[a * w0] * T1[b * w1];
-              for (int e = 0; e < p2; ++e) {
-                const double f = rab * T2[e * w2];
-                const long k = (long(a) * p1 + b) * p2 + e;
-                v0 += f * src[3 * st + k];
-                v1 += f * src[4 * st + k];
-                v2 += f * src[5 * st + k];
-              }
+  exec::grow(table_, S, std::max(table, 1L));
+  double* tab = table_.data();
+  for (size_t j = 0; j < by.size(); ++j) {
+    const int n = static_cast<int>(by[j].size());
+    const Set* L = SS + level[j];
+    // (a) The basis tables: per set and dimension d, row y holds L_0 … L_{D_d} of the set's
+    // degree-D_d basis at the source grid's point y (grid) or at source y's coordinate d
+    // (points). Each row is shared by every output proxy of the set: the item per proxy
+    // below reads it instead of recomputing it (m times the basis evaluations before).
+    exec::parallel_for(S, nrows[j], [=] BEATNIK_HOST_DEVICE(long i) {
+      const TreeLowPass::Set& q = L[set_of<&TreeLowPass::Set::item_a>(L, 0, n, i)];
+      int r = static_cast<int>(i - q.item_a), d = 0;
+      long off = q.tab;
+      while (r >= rows(q, d)) {
+        r -= rows(q, d);
+        off += long(rows(q, d)) * (q.D[d] + 1);
+        ++d;
+      }
+      const double* src = (q.in_near ? near : far) + q.src;
+      const double x = q.grid ? node(q.lo[d], q.hi[d], q.P[d], r, C) : src[d * q.stride + r];
+      basis_row(x, q.lo[d], q.hi[d], q.D[d], C, tab + off + long(r) * (q.D[d] + 1));
+    });
+    // (b) An item per output proxy: its point and its strengths, the same products and sums
+    // in the same order as before the tables (bitwise).
+    const Set& last = host[level[j] + n - 1];
+    exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
+      const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
+      const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
+      const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
+      double* o = far + q.out;
+      for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
+      const double* src = (q.in_near ? near : far) + q.src;
+      const long st = q.stride;
+      const int w0 = q.D[0] + 1, w1 = n1, w2 = n2;
+      const double* T0 = tab + q.tab + ix[0];
+      const double* T1 = T0 - ix[0] + long(rows(q, 0)) * w0 + ix[1];
+      const double* T2 = T1 - ix[1] + long(rows(q, 1)) * w1 + ix[2];
+      double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+      if (q.grid) {
+        const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
+        for (int a = 0; a <= q.P[0]; ++a)
+          for (int b = 0; b < p1; ++b) {
+            const double rab = T0[a * w0] * T1[b * w1];
+            for (int e = 0; e < p2; ++e) {
+              const double f = rab * T2[e * w2];
+              const long k = (long(a) * p1 + b) * p2 + e;
+              v0 += f * src[3 * st + k];
+              v1 += f * src[4 * st + k];
+              v2 += f * src[5 * st + k];
             }
-        } else {
-          for (long k = 0; k < q.n; ++k) {
-            const double f = T0[k * w0] * T1[k * w1] * T2[k * w2];
-            v0 += f * src[3 * st + k];
-            v1 += f * src[4 * st + k];
-            v2 += f * src[5 * st + k];
           }
+      } else {
+        for (long k = 0; k < q.n; ++k) {
+          const double f = T0[k * w0] * T1[k * w1] * T2[k * w2];
+          v0 += f * src[3 * st + k];
+          v1 += f * src[4 * st + k];
+          v2 += f * src[5 * st + k];
         }
-        o[3 * m + idx] = v0;
-        o[4 * m + idx] = v1;
-        o[5 * m + idx] = v2;
-      });
-    }
+      }
+      o[3 * m + idx] = v0;
+      o[4 * m + idx] = v1;
+      o[5 * m + idx] = v2;
+    });
   }
   exec::fence(S);
   kernel_s = now() - t1;

@@ -38,9 +38,6 @@ class TreeLowPass {
   // Seconds of the last run: descriptor upload, the passes (fenced).
   double upload_s = 0, kernel_s = 0;
   long sets = 0;  // sets made in the last run
-  // Each set's basis values in tables shared by its proxies (the default), or each proxy's own
-  // (BEATNIK_TREE_LOW_KERNEL=0, the pass before the tables: the A/B). The same bits either way.
-  bool tables;
 
   struct Set {  // one set as its pass reads it
     double lo[3], hi[3];  // the cluster's box
