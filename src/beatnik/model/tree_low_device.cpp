@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <type_traits>
 
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -95,7 +96,10 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     upload_s = kernel_s = 0;
     return;
   }
-  std::vector<Set> host(sets);
+  static_assert(std::is_trivially_copyable_v<Set>, "the sets live in raw page-locked memory");
+  // Grown by a quarter again: pinning is slow, and the count changes a little from call to call.
+  if (host_.size() < sets * sizeof(Set)) host_.reserve((sets + sets / 4) * sizeof(Set));
+  Set* host = reinterpret_cast<Set*>(host_.data());
   std::vector<long> nrows(by.size());  // per position: basis rows
   long table = 0;                      // the largest position's table, doubles
   for (size_t j = 0; j < by.size(); ++j) {
@@ -150,10 +154,10 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     table = std::max(table, tab);
   }
   // The sets and, once, the cosines of the host's Chebyshev points.
-  const Set* SS = host.data();
+  const Set* SS = host;
   if (S != exec::Space::Host) {
-    exec::grow(sets_, S, host.size());
-    exec::copy(sets_.data(), S, host.data(), exec::Space::Host, host.size());
+    exec::grow(sets_, S, sets);
+    exec::copy(sets_.data(), S, host, exec::Space::Host, sets);
     SS = sets_.data();
   }
   if (cos_.size() == 0) {

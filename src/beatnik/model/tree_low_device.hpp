@@ -13,9 +13,10 @@
 // (the cluster's sources, or its proxies when their grid does not fit), in source order.
 // The basis values come from tables made first in the same pass, a row per (set, dimension,
 // grid point or source) holding every L_j there: each value is computed once per set instead
-// of once per output proxy, with basis()'s formula and order, so the sums are the same bits.
+// of once per output proxy, with tree::lagrange's formula and order, so the sums are the same bits.
 #include <vector>
 
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/tree_let.hpp"
 #include "beatnik/model/tree_low.hpp"
@@ -56,6 +57,9 @@ class TreeLowPass {
 
  private:
   exec::Space space_;
+  // The sets as the host lays them out, kept across calls (10^5–10^6 of them with the LET parts:
+  // a fresh vector was paged in every call) and, for the device, page-locked for the upload.
+  comm::PinnedBuffer host_;
   exec::Buffer<Set> sets_;
   exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
   exec::Buffer<double> table_;  // one position's basis tables (grown, never shrunk)
