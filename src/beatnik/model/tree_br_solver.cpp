@@ -393,8 +393,13 @@ void TreeBRSolver::exchange_let() {
         at[r + 1] = at[r] + blocks[r].size;
       }
       send = let_->send_buffer(at[size_]);
+      // The nodes per destination; the particles' and proxies' copies, most of the bytes, then
+      // over every thread (a destination each left most threads idle with few ranks).
+      std::vector<std::vector<tree::LetCopy>> copies(size_);
 #pragma omp parallel for schedule(dynamic, 1)
-      for (int r = 0; r < size_; ++r) tree::write_let(sources_[0], blocks[r], send + at[r]);
+      for (int r = 0; r < size_; ++r) tree::write_let_nodes(sources_[0], blocks[r], send + at[r], copies[r]);
+      for (int r = 1; r < size_; ++r) copies[0].insert(copies[0].end(), copies[r].begin(), copies[r].end());
+      tree::copy_pieces(copies[0]);
     }
     Timers::Scope t(timers_, "br.tree.let.exchange");
     in = let_->exchange(let_send_counts_, send, let_recv_counts_);
@@ -433,24 +438,16 @@ void TreeBRSolver::exchange_let() {
   // the parts' arrays' addresses (the ranges find their pool offsets by them), so the values
   // are not copied into those arrays.
   if (!(device_ && computes(gate_)) || let_fill_from_trees()) {
-    // The particles and proxies, in chunks over every block at once (a few blocks would leave
+    // The particles and proxies, in pieces over every block at once (a few blocks would leave
     // most threads idle).
-    constexpr long kChunk = 1 << 16;  // doubles
-    struct Piece {
-      const double* src;
-      double* dst;
-      long n;
-    };
-    std::vector<Piece> pieces;
+    std::vector<tree::LetCopy> copies;
     for (size_t k = 0; k < from.size(); ++k) {
       tree::SourceTree& t = sources_[first + k];
       const auto [parts, prox] = tree::let_arrays(in + from[k]);
-      for (auto [src, dst, n] : {Piece{in + from[k] + parts, t.pts.data(), long(t.pts.size())},
-                                 Piece{in + from[k] + prox, t.proxies.data(), long(t.proxies.size())}})
-        for (long o = 0; o < n; o += kChunk) pieces.push_back({src + o, dst + o, std::min(kChunk, n - o)});
+      tree::add_copy(in + from[k] + parts, t.pts.data(), long(t.pts.size()), copies);
+      tree::add_copy(in + from[k] + prox, t.proxies.data(), long(t.proxies.size()), copies);
     }
-#pragma omp parallel for schedule(static)
-    for (size_t q = 0; q < pieces.size(); ++q) std::copy(pieces[q].src, pieces[q].src + pieces[q].n, pieces[q].dst);
+    tree::copy_pieces(copies);
   }
   for (size_t s = first; s < sources_.size(); ++s) {
     load_.let_clusters += static_cast<long>(sources_[s].clusters.size());

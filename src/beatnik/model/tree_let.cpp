@@ -216,19 +216,38 @@ LetBlock plan_let(const SourceTree& t, const std::vector<search::Cluster>& targe
   return k;
 }
 
-void write_let(const SourceTree& t, const LetBlock& k, double* h) {
+void add_copy(const double* src, double* dst, long n, std::vector<LetCopy>& copies) {
+  for (long o = 0; o < n; o += kLetPiece) copies.push_back({src + o, dst + o, std::min(kLetPiece, n - o)});
+}
+
+void copy_pieces(const std::vector<LetCopy>& copies) {
+  const long n = static_cast<long>(copies.size());
+#pragma omp parallel for schedule(static)
+  for (long q = 0; q < n; ++q) std::copy(copies[q].src, copies[q].src + copies[q].n, copies[q].dst);
+}
+
+void write_let_nodes(const SourceTree& t, const LetBlock& k, double* h, std::vector<LetCopy>& copies) {
   if (k.size == 0) return;
   const LetBlockPlan& p = k.plan;
   write_let_nodes(p, k.d, t.clusters, t.proxy_count, h);
   double* parts = h + kHeader + long(kNodeWidth) * long(p.sent.size());
   double* prox = parts + 6 * p.particles;
   for (int c = 0; c < 6; ++c)
-    for (const auto& x : p.runs) parts = std::copy(&t.pts[c * t.n + x.first], &t.pts[c * t.n + x.second], parts);
+    for (const auto& x : p.runs) {
+      add_copy(&t.pts[c * t.n + x.first], parts, x.second - x.first, copies);
+      parts += x.second - x.first;
+    }
   for (int c : p.sent)
     if (k.d.proxy[c]) {
-      const double* q = &t.proxies[t.proxy_start[c]];
-      prox = std::copy(q, q + 6L * t.proxy_count[c], prox);
+      add_copy(&t.proxies[t.proxy_start[c]], prox, 6L * t.proxy_count[c], copies);
+      prox += 6L * t.proxy_count[c];
     }
+}
+
+void write_let(const SourceTree& t, const LetBlock& k, double* h) {
+  std::vector<LetCopy> copies;
+  write_let_nodes(t, k, h, copies);
+  for (const LetCopy& c : copies) std::copy(c.src, c.src + c.n, c.dst);
 }
 
 long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r,

@@ -180,6 +180,19 @@ struct LetBlock {
 };
 LetBlock plan_let(const SourceTree& tree, const std::vector<search::Cluster>& targets, const Rules& rules);
 void write_let(const SourceTree& tree, const LetBlock& block, double* out);
+// A copy of n doubles; the bulk of writing or reading blocks, cut into pieces of at most
+// kLetPiece doubles so that a few large blocks spread over every thread (copy_pieces).
+struct LetCopy {
+  const double* src;
+  double* dst;
+  long n;
+};
+constexpr long kLetPiece = 1L << 16;
+void add_copy(const double* src, double* dst, long n, std::vector<LetCopy>& copies);
+void copy_pieces(const std::vector<LetCopy>& copies);  // in parallel
+// write_let in two parts: the header and nodes written here, the particles' and proxies' copies
+// appended to `copies` for the caller to make (with every other block's: copy_pieces).
+void write_let_nodes(const SourceTree& tree, const LetBlock& block, double* out, std::vector<LetCopy>& copies);
 // Both, the block appended to `out`; returns its size in doubles.
 long pack_let(const SourceTree& tree, const std::vector<search::Cluster>& targets, const Rules& rules,
               std::vector<double>& out);
