@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B of the tree solver's edge stage on one GPU (docs/tree.md "The edge stage pipelined with the
-# lists"): one-shot after the lists (BEATNIK_TREE_EDGE_PIPE=0) against pipelined with them (the
-# default, a piece every run), alternated old, new, old, new, then pipelined every 2 and 4 runs
+# lists"): one-shot after the lists (BEATNIK_TREE_EDGE_PIPE=0, the default) against pipelined
+# with them (=1, a piece every run), alternated old, new, old, new, then pipelined every 2 and 4 runs
 # while the time lasts (BUDGET seconds from the start, default 300).
 #   scripts/gpu-tree-edgepipe.sh BUILD_DIR OUT_DIR
 # One line per run: s/call (step median / 3), br.tree.compute and its edge regions (ms per call),

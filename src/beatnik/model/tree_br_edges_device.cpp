@@ -44,11 +44,15 @@ EdgeTableSpec TreeBRSolver::edge_spec(const std::array<int, 4>& key) const {
   return e;
 }
 
-// edge_pipe, else BEATNIK_TREE_EDGE_PIPE (for the A/B), else 1 (a piece per run).
+// edge_pipe, else BEATNIK_TREE_EDGE_PIPE (for the A/B), else 0: one-shot. Pipelined, a piece
+// per run, was slower at 1024² on an H100 (0.329–0.342 against 0.297–0.302 s a call): CUB's
+// segmented sort waits on the host for the edge stream (it reads its segment groups' sizes back),
+// so each piece holds the list loop until the edge stream has caught up (docs/tree.md "The edge
+// stage pipelined with the lists").
 int TreeBRSolver::edge_pipe_runs() const {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_PIPE");
-    return e ? std::atoi(e) : 1;
+    return e ? std::atoi(e) : 0;
   }();
   const int v = edge_pipe >= 0 ? edge_pipe : env;
   if (v < 0) throw Error("tree solver: BEATNIK_TREE_EDGE_PIPE must be 0 (one-shot) or the runs per piece");

@@ -125,7 +125,7 @@ class TreeBRSolver : public BRSolver {
   const mesh::SpatialDecomposition& spatial() const { return spatial_; }
   // -x cuda, the edge stage (tree_br_edges_device.cpp): queued every `edge_pipe` runs of batches
   // as their lists are built (the tables of the keys each adds, then its sums), or with 0 once
-  // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 1. The same
+  // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 0. The same
   // bits either way. min_run: the fewest batches a run takes (the tests use small runs).
   int edge_pipe = -1;
   int min_run = 256;
