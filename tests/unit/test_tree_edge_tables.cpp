@@ -180,8 +180,8 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   EXPECT_THROW(dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data()), Error);
   dev.kernel_variant = -1;
 
-  // In pieces, as the solver's pipelined edge stage queues them: the tables added in three
-  // pieces in another order (so numbered otherwise; the terms renumbered to match), the sums of
+  // In pieces, as the solver's pipelined edge stage queues them (and sorted as it sorts them):
+  // the tables added in three pieces in another order (so numbered otherwise; the terms renumbered to match), the sums of
   // the batches in three pieces, each after the tables it reads: the one-shot bits and counts.
   // The same pieces with the terms left on the one-shot numbers must differ (the check can fail).
   const int nk = static_cast<int>(specs.size());
@@ -191,6 +191,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   for (int k = 0; k < nk; ++k) number[order[k]] = k;
   const auto in_pieces = [&](bool renumber) {
     model::TreeEdgeDevice p(kSpace);
+    p.radix_sort = true;  // as the solver's pieces (device: two radix sorts for the segmented one)
     p.begin(dpts.data(), dprox.data(), 8);
     p.begin_sums(dpts.data(), n, img, eps);
     const int cuts[4] = {0, nb / 3, 2 * nb / 3, nb};

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "beatnik/base/error.hpp"
@@ -91,6 +92,7 @@ void TreeBRSolver::edges_device() {
   load_.edge_terms += edge_terms;
   const double host_s = now() - t0;
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  edge_dev_->radix_sort = false;  // one piece: CUB's segmented sort waits only for its own work
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
   edge_dev_->add_tables(specs);
   edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
@@ -109,6 +111,13 @@ void TreeBRSolver::edge_pipe_begin() {
   edge_layout();
   edge_slot_.assign(edge_base_.back(), -1);
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  // The pieces' sorts must not wait on the host (CUB's segmented sort does), unless
+  // BEATNIK_TREE_EDGE_SORT=segmented asks for it (the sort the 2026-11-27 device call measured).
+  static const bool segmented = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_SORT");
+    return e && std::string(e) == "segmented";
+  }();
+  edge_dev_->radix_sort = !segmented;
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
   edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
 }

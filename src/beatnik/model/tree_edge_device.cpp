@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -19,6 +20,7 @@
 #include "beatnik/model/tree_lagrange.hpp"
 
 #if defined(BEATNIK_DEVICE_COMPILE)
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #endif
 
@@ -128,6 +130,47 @@ void stable_sort(exec::Space S, long N, int nt, const Tab* host, const long* seg
   if (e != cudaSuccess) throw Error(std::string("tree edge tables: CUB segmented sort failed: ") + cudaGetErrorString(e));
 #else
   (void)N, (void)segs, (void)scratch, (void)host;
+  exec::no_device_backend("tree edge tables");
+#endif
+}
+
+// The same permutation without a host wait (device): CUB's segmented sort reads its segment
+// groups' sizes back to the host and synchronizes the stream, which holds the host until every
+// earlier piece on the stream is done. Instead the piece's items are sorted by key (a stable
+// radix sort: ties keep their input, tree, order), then by table (stable again, so each table's
+// items stay in key order): per table the stable sort by key, as the segmented sort gives.
+// vals_out: each sorted item's position in its table. idx, idx2, seg, seg2: N ints of scratch;
+// keys2: N doubles.
+// (Not a template: nvcc's extended lambdas may not live in one instantiated with a local type.)
+void stable_sort_radix(long N, int nt, const Tab* tabs, const double* keys, double* keys2, int* idx, int* idx2,
+                       int* seg, int* seg2, int* vals_out, const std::function<void*(size_t)>& scratch) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  const exec::Space S = exec::Space::Device;
+  const int n = static_cast<int>(N);
+  // Bits of the tables 0 .. nt − 1.
+  const int seg_bits = std::max(1, 32 - __builtin_clz(static_cast<unsigned>(std::max(nt - 1, 1))));
+  const cudaStream_t st = exec::detail::stream();
+  size_t b1 = 0, b2 = 0;
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, b1, keys, keys2, idx, idx2, n, 0, 64, st);
+  if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(nullptr, b2, seg, seg2, idx2, idx, n, 0, seg_bits, st);
+  if (e == cudaSuccess) {
+    size_t bytes = std::max<size_t>(std::max(b1, b2), 1);
+    void* temp = scratch(bytes);
+    exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) { idx[i] = static_cast<int>(i); });
+    e = cub::DeviceRadixSort::SortPairs(temp, b1, keys, keys2, idx, idx2, n, 0, 64, st);
+    if (e == cudaSuccess) {
+      exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long j) { seg[j] = table_of(tabs, nt, idx2[j], &Tab::item); });
+      e = cub::DeviceRadixSort::SortPairs(temp, b2, seg, seg2, idx2, idx, n, 0, seg_bits, st);
+    }
+    if (e == cudaSuccess)
+      exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long j) {
+        vals_out[j] = static_cast<int>(idx[j] - tabs[seg2[j]].item);
+      });
+  }
+  if (e != cudaSuccess) throw Error(std::string("tree edge tables: CUB radix sort failed: ") + cudaGetErrorString(e));
+#else
+  (void)N, (void)nt, (void)tabs, (void)keys, (void)keys2, (void)idx, (void)idx2, (void)seg, (void)seg2, (void)vals_out,
+      (void)scratch;
   exec::no_device_backend("tree edge tables");
 #endif
 }
@@ -362,6 +405,9 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
       acc_(space, 0),
       vals_(space, 0),
       vals_sorted_(space, 0),
+      idx2_(space, 0),
+      seg_(space, 0),
+      seg2_(space, 0),
       segs_(space, 0),
       first_(space, 0),
       start_(space, 0),
@@ -581,11 +627,20 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   if (item > 0) {
     keys_pass(S, item, tabs, nt, src_pool_, keys_.data(), vals_.data());
     // (CUB's scratch may grow: the old one is kept until wait(), as the other buffers.)
-    stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
-                [&](size_t b) -> void* {
-                  grow(temp_, b);
-                  return temp_.data();
-                });
+    const auto scratch = [&](size_t b) -> void* {
+      grow(temp_, b);
+      return temp_.data();
+    };
+    if (S == exec::Space::Device && radix_sort) {
+      grow(idx2_, item);
+      grow(seg_, item);
+      grow(seg2_, item);
+      stable_sort_radix(item, nt, tabs, keys_.data(), keys_sorted_.data(), vals_.data(), idx2_.data(), seg_.data(),
+                        seg2_.data(), vals_sorted_.data(), scratch);
+    } else {
+      stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
+                  scratch);
+    }
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
     std::vector<int> group{0};  // tables [group[g], group[g+1]) share one fill of the buffer

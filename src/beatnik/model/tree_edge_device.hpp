@@ -79,6 +79,10 @@ class TreeEdgeDevice {
   // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
   // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
   int kernel_variant = -1;
+  // Device: each piece's sort by two stable radix sorts (by key, then by table; the same
+  // permutation) instead of CUB's segmented sort, which waits on the host for the stream (it
+  // reads sizes back): the solver's pipelined edge stage sets it. The host sorts per table.
+  bool radix_sort = false;
   long proxy_pairs = 0, direct_pairs = 0;  // of the call's sums
   long bytes = 0;                          // of the call's tables
   int table_pieces = 0, sum_pieces = 0;    // add_tables / add_sums calls with work, this call
@@ -131,7 +135,7 @@ class TreeEdgeDevice {
   std::vector<std::shared_ptr<void>> retired_;  // buffers grown out of during this call
   exec::Buffer<Tab> tabs_;
   exec::Buffer<double> nodes_, keys_, keys_sorted_, sorted_, prefix_, lagrange_, acc_;
-  exec::Buffer<int> vals_, vals_sorted_;
+  exec::Buffer<int> vals_, vals_sorted_, idx2_, seg_, seg2_;  // the last three: radix_sort's
   exec::Buffer<long> segs_, first_, start_;
   exec::Buffer<EdgeTermDev> terms_;
   exec::Buffer<unsigned long long> counts_;
