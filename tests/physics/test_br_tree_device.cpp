@@ -5,7 +5,8 @@
 // exercised); the edge terms' pair counts must be the host's, and turning them off must change
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
 // device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run,
-// over host MPI and over the NCCL transport alike; the sums kernel's branch-free rsqrt must give
+// over host MPI and over the NCCL transport alike; the edge stage pipelined with the lists must
+// give the one-shot path's bits; the sums kernel's branch-free rsqrt must give
 // the library's bits for every normal argument kind.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
@@ -164,6 +165,49 @@ TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
   EXPECT_EQ(off.edge_terms, 0);
   EXPECT_GT(off.direct_pairs, on.direct_pairs + on.edge_direct_pairs) << "the edge terms saved no direct pairs";
   EXPECT_LE(e_off, 1e-6);
+}
+
+TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
+  // The periodic cosine at TOL 1e-6, leaf 32, in runs of 8 batches: the edge stage queued with
+  // the lists, a piece every run and every 3 runs (tables of the keys new to those runs, then
+  // their sums), must give the one-shot path's velocities bit for bit and its pair counts, over
+  // two calls of one solver (the second reuses the first's buffers); and it must have been
+  // queued in several pieces (else it would test nothing), with edge terms whose removal
+  // changes the velocities (else equal bits would say little).
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  test::BRSurfaceCase s(cosine_options("periodic"), MPI_COMM_WORLD);
+  model::BRSettings b = tolerance_settings(s, 1e-6, 32);
+  const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
+  const auto run = [&](int pipe, const model::BRSettings& set, model::TreeBRSolver::Totals* t, int* pieces) {
+    model::TreeBRSolver solver(*s.mesh, exec::Space::Device, set, s.c.model.epsilon, nullptr, nullptr);
+    solver.edge_pipe = pipe;
+    solver.min_run = 8;
+    std::vector<std::vector<double>> calls;
+    for (int call = 0; call < 2; ++call) {
+      solver.velocity(state, omega, out);
+      exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
+      calls.push_back(s.owned_out());
+    }
+    EXPECT_EQ(calls[0], calls[1]) << "pipe " << pipe << ": the second call differs";
+    if (t) *t = solver.totals();
+    if (pieces) *pieces = solver.edge_device() ? solver.edge_device()->sum_pieces : 0;
+    return calls[0];
+  };
+  model::TreeBRSolver::Totals one, piped;
+  int one_pieces = 0, pieces = 0;
+  const auto ref = run(0, b, &one, &one_pieces);
+  EXPECT_GT(sum_ranks(one.edge_terms), 0) << "no edge term was formed";
+  EXPECT_EQ(one_pieces, one.edge_terms > 0 ? 1 : 0);
+  for (int pipe : {1, 3}) {
+    const auto u = run(pipe, b, &piped, &pieces);
+    EXPECT_EQ(u, ref) << "pipe " << pipe << ": the pipelined edge stage differs from the one-shot's";
+    EXPECT_EQ(piped.edge_terms, one.edge_terms) << "pipe " << pipe;
+    EXPECT_EQ(piped.edge_proxy_pairs, one.edge_proxy_pairs) << "pipe " << pipe;
+    EXPECT_EQ(piped.edge_direct_pairs, one.edge_direct_pairs) << "pipe " << pipe;
+    EXPECT_GT(sum_ranks(pieces), pipe == 1 ? 3 : 1) << "pipe " << pipe << ": the edge stage was not pipelined";
+  }
+  b.tree_edge = false;
+  EXPECT_NE(run(1, b, nullptr, nullptr), ref) << "the edge terms did not matter: equal bits would say little";
 }
 
 TEST(TreeDevice, EveryLetStrategyGivesTheSameBitsRunToRun) {

@@ -5,13 +5,15 @@
 // must be the host's exactly and the prefix rows equal to 1e-12 of the table's largest; the
 // sums over cut windows must equal edge_sum's to 1e-12 of max |u| with the same pair counts;
 // tables built in small groups (a bound on the Lagrange values held) must be the same bits, and
-// so must the sums of every variant of the device kernel.
+// so must the sums of every variant of the device kernel, and the tables and sums queued in
+// pieces (the solver's pipelined edge stage).
 // Built twice: host (test_tree_edge_tables) and, in the CUDA build, device
 // (test_tree_edge_tables_device, needs a GPU).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -176,6 +178,55 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   }
   dev.kernel_variant = 7;
   EXPECT_THROW(dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data()), Error);
+  dev.kernel_variant = -1;
+
+  // In pieces, as the solver's pipelined edge stage queues them (and sorted as it sorts them):
+  // the tables added in three pieces in another order (so numbered otherwise; the terms renumbered to match), the sums of
+  // the batches in three pieces, each after the tables it reads: the one-shot bits and counts.
+  // The same pieces with the terms left on the one-shot numbers must differ (the check can fail).
+  const int nk = static_cast<int>(specs.size());
+  std::vector<int> order(nk), number(nk);
+  for (int k = 0; k < nk; ++k) order[k] = (k * 7 + 3) % nk;  // 7 and nk coprime: a permutation
+  ASSERT_EQ(std::gcd(7, nk), 1);
+  for (int k = 0; k < nk; ++k) number[order[k]] = k;
+  const auto in_pieces = [&](bool renumber) {
+    model::TreeEdgeDevice p(kSpace);
+    p.radix_sort = true;  // as the solver's pieces (device: two radix sorts for the segmented one)
+    p.begin(dpts.data(), dprox.data(), 8);
+    p.begin_sums(dpts.data(), n, img, eps);
+    const int cuts[4] = {0, nb / 3, 2 * nb / 3, nb};
+    const int tcut[4] = {0, nk / 2, 3 * nk / 4, nk};
+    for (int piece = 0; piece < 3; ++piece) {
+      std::vector<model::EdgeTableSpec> some;
+      for (int k = tcut[piece]; k < tcut[piece + 1]; ++k) some.push_back(specs[order[k]]);
+      p.add_tables(some);
+    }
+    for (int piece = 0; piece < 3; ++piece) {  // (every table is added by now)
+      const int b0 = cuts[piece], b1 = cuts[piece + 1];
+      std::vector<long> f(first.begin() + b0, first.begin() + b1 + 1), st(b1 - b0 + 1, 0);
+      std::vector<model::EdgeTermDev> t;
+      for (int b = b0; b < b1; ++b) {
+        for (long i = start[b]; i < start[b + 1]; ++i)
+          t.push_back({renumber ? number[terms[i].table] : terms[i].table, terms[i].mx, terms[i].my});
+        st[b - b0 + 1] = static_cast<long>(t.size());
+      }
+      p.add_sums(f, st, t);
+    }
+    p.wait();
+    EXPECT_EQ(p.table_pieces, 3);
+    EXPECT_EQ(p.sum_pieces, 3);
+    if (renumber) {
+      EXPECT_EQ(p.proxy_pairs, pp);
+      EXPECT_EQ(p.direct_pairs, dp);
+      for (int k = 0; k < nk; ++k) EXPECT_EQ(p.sorted(number[k]), dev.sorted(k)) << "table " << k;
+    }
+    std::vector<double> u(3 * n), out(3 * n, 0.0);
+    exec::copy(u.data(), exec::Space::Host, p.velocity(), kSpace, u.size());
+    for (long k = 0; k < 3 * n; ++k) out[k] += u[k];  // as sum() adds them
+    return out;
+  };
+  EXPECT_EQ(in_pieces(true), got) << "the tables and sums in pieces differ from the one-shot's";
+  EXPECT_NE(in_pieces(false), got) << "the terms' table numbers did not matter: the check cannot fail";
   std::printf("[ compared ] %zu tables, %zu terms: max rel diff %.3e, proxy pairs %ld, direct pairs %ld\n",
               specs.size(), terms.size(), m > 0 ? d / m : d, pp, dp);
 }

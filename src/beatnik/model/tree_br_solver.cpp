@@ -703,19 +703,9 @@ std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
   using Key = std::array<int, 4>;
   const int nb = static_cast<int>(edge_.size());
   const int nt = static_cast<int>(sources_.size());
-  // Tree s's slots start at base[s]; cluster c's at base[s] + 2·(c + first[c]), 1 + its sets per axis.
-  std::vector<long> base(nt + 1, 0);
-  for (int s = 0; s < nt; ++s) {
-    const std::vector<int>& first = low_[s].first;
-    const long nc = first.empty() ? 0 : static_cast<long>(first.size()) - 1;
-    base[s + 1] = base[s] + 2 * (nc + (nc > 0 ? first[nc] : 0));
-  }
-  const auto slot = [&](const Term& e) {
-    const std::vector<int>& first = low_[e.tree].first;
-    const int c = e.cluster, sets = first[c + 1] - first[c];
-    if (e.axis < 0 || e.axis > 1) throw Error("tree solver: an edge term cuts neither x nor y");
-    return base[e.tree] + 2L * (c + first[c]) + e.axis * (1L + sets) + (e.low < 0 ? 0 : 1 + e.low - first[c]);
-  };
+  edge_layout();
+  const std::vector<long>& base = edge_base_;
+  const auto slot = [&](const Term& e) { return edge_slot(e); };
   edge_slot_.assign(base[nt], 0);
   int* mark = edge_slot_.data();
 #pragma omp parallel for schedule(dynamic, 64)
@@ -745,6 +735,26 @@ std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
     for (const Term& e : edge_[b]) edge_table_[b].push_back(mark[slot(e)]);
   }
   return keys;
+}
+
+// edge_keys()'s slot layout: tree s's slots start at edge_base_[s]; cluster c's at
+// edge_base_[s] + 2·(c + first[c]), 1 + its sets per axis.
+void TreeBRSolver::edge_layout() {
+  const int nt = static_cast<int>(sources_.size());
+  edge_base_.assign(nt + 1, 0);
+  for (int s = 0; s < nt; ++s) {
+    const std::vector<int>& first = low_[s].first;
+    const long nc = first.empty() ? 0 : static_cast<long>(first.size()) - 1;
+    edge_base_[s + 1] = edge_base_[s] + 2 * (nc + (nc > 0 ? first[nc] : 0));
+  }
+}
+
+// An edge term's slot in edge_keys()'s layout (edge_layout() done).
+long TreeBRSolver::edge_slot(const Term& e) const {
+  const std::vector<int>& first = low_[e.tree].first;
+  const int c = e.cluster, sets = first[c + 1] - first[c];
+  if (e.axis < 0 || e.axis > 1) throw Error("tree solver: an edge term cuts neither x nor y");
+  return edge_base_[e.tree] + 2L * (c + first[c]) + e.axis * (1L + sets) + (e.low < 0 ? 0 : 1 + e.low - first[c]);
 }
 
 // The proxy set of an edge key: its grid degrees dg, its m proxies' positions (returned).
@@ -865,10 +875,22 @@ void TreeBRSolver::compute_device() {
   device_->begin(device_->pool(false) + device_->base(false, 0), T.n, rules_.images, eps_, true);
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
   constexpr int kRuns = 16;
-  const int run = std::max(256, (nb + kRuns - 1) / kRuns);
+  const int run = std::max(min_run, (nb + kRuns - 1) / kRuns);
   const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-  double list_s = 0.0;
+  double list_s = 0.0, edge_s = 0.0, edge_keys_s = 0.0;
   long low = 0;
+  // The edge stage (tree_br_edges_device.cpp), pipelined: every `pipe` runs, the tables of the
+  // keys those runs add and their sums, queued on the edge stream behind the runs' near and far
+  // sums, so the last run leaves little edge work. Timed on the host: a timer scope's device
+  // timestamp goes to the default stream, which waits for the sums in flight, and the edge
+  // stream (a blocking one) would then wait for it too.
+  const int pipe = edge_pipe_runs();
+  if (pipe > 0) {
+    const double t = now();
+    edge_pipe_begin();
+    edge_s += now() - t;
+  }
+  int runs = 0, edge_b0 = 0;
   for (int b0 = 0; b0 < nb; b0 += run) {
     const int b1 = std::min(nb, b0 + run);
     const double t0 = now();
@@ -881,16 +903,22 @@ void TreeBRSolver::compute_device() {
     }
     list_s += now() - t0;
     device_->launch(b0, b1, batch, dev_near_, dev_far_);
+    if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
+      const double t = now();
+      edge_keys_s += edge_pipe_run(edge_b0, b1);
+      edge_b0 = b1;
+      edge_s += now() - t;
+    }
   }
-  // The edge terms: their keys and term lists on the host while the device drains the last
-  // runs' sums, their tables and sums queued on a stream of their own beside those sums; the
-  // edge velocities are added to the far field on the device once both are done, before it
-  // comes back (the same addition, far + edge per target, as the host's edges()).
-  // Timed on the host: a timer scope's device timestamp goes to the default stream, which waits
-  // for the sums in flight, and the edge stream (a blocking one) would then wait for it too.
-  const double edge_t0 = now();
-  edges_device();
-  const double edge_s = now() - edge_t0;
+  // One-shot: the edge terms' keys and term lists on the host while the device drains the last
+  // runs' sums, their tables and sums queued on a stream of their own beside those sums. Either
+  // way the edge velocities are added to the far field on the device once both are done, before
+  // it comes back (the same addition, far + edge per target, as the host's edges()).
+  if (pipe == 0) {
+    const double edge_t0 = now();
+    edges_device();
+    edge_s = now() - edge_t0;
+  }
   acc_near_.resize(3 * size_t(T.n));
   acc_far_.resize(3 * size_t(T.n));
   double edge_wait_s = 0.0;
@@ -910,74 +938,15 @@ void TreeBRSolver::compute_device() {
     timers_->add("br.tree.compute.copy", device_->upload_s);
     timers_->add("br.tree.compute.wait", device_->finish_s - edge_wait_s);
     timers_->add("br.tree.compute.edge", edge_s);
+    if (pipe > 0) {  // (the one-shot path adds these in edges_device)
+      timers_->add("br.tree.compute.edge.keys", edge_keys_s);
+      timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
+    }
     timers_->add("br.tree.compute.edge.wait", edge_wait_s);
     timers_->add("br.tree.compute.edge.tables", edge_dev_->tables_s);
     timers_->add("br.tree.compute.edge.kernel", edge_dev_->kernel_s);
     timers_->add("br.tree.compute.near.kernel", device_->near_kernel_s);
     timers_->add("br.tree.compute.far.kernel", device_->far_kernel_s);
-  }
-}
-
-// -x cuda: the edge terms' keys, table specs and term lists (host, in parallel), then their
-// tables (from the pools the sums uploaded: the sources of every tree, the proxies and
-// lower-degree sets) and their sums, batch by batch in list order, queued on the edge object's
-// own stream; compute_device() waits for them and adds them into the far field.
-void TreeBRSolver::edges_device() {
-  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-  const double t0 = now();
-  const std::vector<std::array<int, 4>> keys = edge_keys();
-  const int nk = static_cast<int>(keys.size());
-  const int nt = static_cast<int>(sources_.size());
-  std::vector<EdgeTableSpec> specs(nk);
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < nk; ++k) {
-    const auto [s, c, axis, low] = keys[k];
-    const tree::SourceTree& S = sources_[s];
-    const search::Cluster& C = S.clusters[c];
-    EdgeTableSpec& e = specs[k];
-    const double* proxies = edge_set(keys[k], e.dg, e.m);
-    // The far pool holds every tree's proxies (arrays 0 .. nt−1), then its lower-degree sets.
-    e.prox = low >= 0 ? device_->base(true, nt + s) + (proxies - low_[s].pts.data())
-                      : device_->base(true, s) + (proxies - S.proxies.data());
-    e.src = device_->base(false, s) + C.begin;
-    e.stride = S.n;
-    e.n = C.count();
-    e.axis = axis;
-    e.block = tree::edge_block(e.m);
-    for (int d = 0; d < 3; ++d) {
-      e.lo[d] = C.lo[d];
-      e.hi[d] = C.hi[d];
-    }
-  }
-  const auto& cl = sources_[0].clusters;
-  const std::vector<int>& leaves = tree_.leaves();
-  const int nb = static_cast<int>(edge_.size());
-  std::vector<long> first(nb + 1, 0), start(nb + 1, 0);
-  for (int b = 0; b < nb; ++b) {  // batch bounds and the CSR offsets (a running sum)
-    first[b] = cl[leaves[b]].begin;
-    if (b > 0 && cl[leaves[b - 1]].end != first[b]) throw Error("tree solver: the batches are not consecutive");
-    start[b + 1] = start[b] + static_cast<long>(edge_[b].size());
-  }
-  first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
-  std::vector<EdgeTermDev> terms(start[nb]);
-  long edge_terms = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : edge_terms)
-  for (int b = 0; b < nb; ++b) {
-    for (size_t i = 0; i < edge_[b].size(); ++i)
-      terms[start[b] + i] = {edge_table_[b][i], edge_[b][i].mx, edge_[b][i].my};
-    edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
-  }
-  load_.edge_terms += edge_terms;
-  const double host_s = now() - t0;
-  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
-  edge_dev_->terms(first, start, terms);  // first: the host then never waits for the tables here
-  edge_dev_->build(specs, device_->near_pool(), device_->far_pool(), settings_.tree_degree);
-  edge_dev_->queue_sum(device_->targets(), sources_[0].n, rules_.images, eps_);
-  load_.edge_tables = nk;
-  load_.edge_bytes = edge_dev_->bytes;
-  if (timers_) {
-    timers_->add("br.tree.compute.edge.keys", host_s + edge_dev_->host_s);
-    timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
   }
 }
 

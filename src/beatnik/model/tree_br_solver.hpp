@@ -123,6 +123,13 @@ class TreeBRSolver : public BRSolver {
   const Totals& totals() const { return totals_; }
   void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's
   const mesh::SpatialDecomposition& spatial() const { return spatial_; }
+  // -x cuda, the edge stage (tree_br_edges_device.cpp): queued every `edge_pipe` runs of batches
+  // as their lists are built (the tables of the keys each adds, then its sums), or with 0 once
+  // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 0. The same
+  // bits either way. min_run: the fewest batches a run takes (the tests use small runs).
+  int edge_pipe = -1;
+  int min_run = 256;
+  const TreeEdgeDevice* edge_device() const { return edge_dev_.get(); }  // null before a -x cuda call
 
  private:
   struct Term {  // one entry of a batch's interaction list
@@ -152,6 +159,12 @@ class TreeBRSolver : public BRSolver {
   std::vector<std::array<int, 4>> edge_keys();
   const double* edge_set(const std::array<int, 4>& key, int* dg, int& m) const;
   void edges_device();
+  void edge_layout();
+  long edge_slot(const Term& e) const;  // edge_keys()'s slot of an edge term's key
+  EdgeTableSpec edge_spec(const std::array<int, 4>& key) const;
+  int edge_pipe_runs() const;
+  void edge_pipe_begin();
+  double edge_pipe_run(int b0, int b1);  // returns its host time outside TreeEdgeDevice
   long cluster_terms() const;
   long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
@@ -248,6 +261,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<double> grid_u_;
   std::vector<std::vector<int>> edge_table_;  // per batch: the table of each edge term
   std::vector<int> edge_slot_;  // edge_keys' scratch: per possible key, its index (−1: unused)
+  std::vector<long> edge_base_;  // edge_keys' slot layout: tree s's slots start at edge_base_[s]
   std::vector<tree::EdgeTable> tables_;       // the edge terms' prefix tables (this call)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]
   std::vector<double> back_send_, back_recv_;  // records of 3

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -12,13 +14,13 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
-#include "beatnik/exec/scratch.hpp"
 #include "beatnik/exec/stream.hpp"
 #include "beatnik/model/tree_edge.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
 #if defined(BEATNIK_DEVICE_COMPILE)
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #endif
 
@@ -98,11 +100,13 @@ void keys_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* poo
   });
 }
 
-// Each table's segment sorted by key, ties in their input (tree) order.
-void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, const long* segs, const double* keys,
-                 double* keys_out, const int* vals, int* vals_out, exec::Buffer<char>& temp) {
+// Each table's segment sorted by key, ties in their input (tree) order. scratch(bytes) gives
+// the device sort's scratch.
+template <class Scratch>
+void stable_sort(exec::Space S, long N, int nt, const Tab* host, const long* segs, const double* keys,
+                 double* keys_out, const int* vals, int* vals_out, Scratch&& scratch) {
   if (S == exec::Space::Host) {  // vals are 0 .. n−1 per segment
-    (void)vals;
+    (void)vals, (void)segs, (void)scratch;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < nt; ++k) {
       const long a = host[k].item, n = host[k].n;
@@ -114,17 +118,59 @@ void stable_sort(exec::Space S, long N, int nt, const std::vector<Tab>& host, co
     return;
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
+  (void)host;
   size_t bytes = 0;
   cudaError_t e = cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, keys, keys_out, vals, vals_out, N, nt, segs,
                                                             segs + 1, exec::detail::stream());
   if (e == cudaSuccess) {
-    exec::grow(temp, S, std::max<size_t>(bytes, 1));
-    e = cub::DeviceSegmentedSort::StableSortPairs(temp.data(), bytes, keys, keys_out, vals, vals_out, N, nt, segs,
-                                                  segs + 1, exec::detail::stream());
+    void* temp = scratch(std::max<size_t>(bytes, 1));
+    e = cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys, keys_out, vals, vals_out, N, nt, segs, segs + 1,
+                                                  exec::detail::stream());
   }
   if (e != cudaSuccess) throw Error(std::string("tree edge tables: CUB segmented sort failed: ") + cudaGetErrorString(e));
 #else
-  (void)N, (void)segs, (void)temp;
+  (void)N, (void)segs, (void)scratch, (void)host;
+  exec::no_device_backend("tree edge tables");
+#endif
+}
+
+// The same permutation without a host wait (device): CUB's segmented sort reads its segment
+// groups' sizes back to the host and synchronizes the stream, which holds the host until every
+// earlier piece on the stream is done. Instead the piece's items are sorted by key (a stable
+// radix sort: ties keep their input, tree, order), then by table (stable again, so each table's
+// items stay in key order): per table the stable sort by key, as the segmented sort gives.
+// vals_out: each sorted item's position in its table. idx, idx2, seg, seg2: N ints of scratch;
+// keys2: N doubles.
+// (Not a template: nvcc's extended lambdas may not live in one instantiated with a local type.)
+void stable_sort_radix(long N, int nt, const Tab* tabs, const double* keys, double* keys2, int* idx, int* idx2,
+                       int* seg, int* seg2, int* vals_out, const std::function<void*(size_t)>& scratch) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  const exec::Space S = exec::Space::Device;
+  const int n = static_cast<int>(N);
+  // Bits of the tables 0 .. nt − 1.
+  const int seg_bits = std::max(1, 32 - __builtin_clz(static_cast<unsigned>(std::max(nt - 1, 1))));
+  const cudaStream_t st = exec::detail::stream();
+  size_t b1 = 0, b2 = 0;
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, b1, keys, keys2, idx, idx2, n, 0, 64, st);
+  if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(nullptr, b2, seg, seg2, idx2, idx, n, 0, seg_bits, st);
+  if (e == cudaSuccess) {
+    size_t bytes = std::max<size_t>(std::max(b1, b2), 1);
+    void* temp = scratch(bytes);
+    exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) { idx[i] = static_cast<int>(i); });
+    e = cub::DeviceRadixSort::SortPairs(temp, b1, keys, keys2, idx, idx2, n, 0, 64, st);
+    if (e == cudaSuccess) {
+      exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long j) { seg[j] = table_of(tabs, nt, idx2[j], &Tab::item); });
+      e = cub::DeviceRadixSort::SortPairs(temp, b2, seg, seg2, idx2, idx, n, 0, seg_bits, st);
+    }
+    if (e == cudaSuccess)
+      exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long j) {
+        vals_out[j] = static_cast<int>(idx[j] - tabs[seg2[j]].item);
+      });
+  }
+  if (e != cudaSuccess) throw Error(std::string("tree edge tables: CUB radix sort failed: ") + cudaGetErrorString(e));
+#else
+  (void)N, (void)nt, (void)tabs, (void)keys, (void)keys2, (void)idx, (void)idx2, (void)seg, (void)seg2, (void)vals_out,
+      (void)scratch;
   exec::no_device_backend("tree edge tables");
 #endif
 }
@@ -212,7 +258,8 @@ void scan_pass(exec::Space S, long items, const Tab* tabs, int nt, double* prefi
 }
 
 struct SumArgs {  // what the sum kernel reads and writes
-  long n;
+  long n;       // targets (the stride of tgt and acc)
+  long q0, nq;  // this launch's: [q0, q0 + nq)
   const double* tgt;
   int nb;
   const long *first, *start;
@@ -298,8 +345,8 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
 constexpr int kSumThreads = 256;
 template <int U, int MinBlocks>
 __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
-  const long q = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q < a.n) sum_target<U>(q, a);
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < a.nq) sum_target<U>(a.q0 + i, a);
 }
 
 #endif
@@ -324,8 +371,8 @@ int sum_variant(int asked) {
 // Per target: its batch's edge terms (sum_target), one thread each on the device.
 void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (S == exec::Space::Device && variant > 0 && a.n > 0) {
-    const unsigned g = static_cast<unsigned>((a.n + kSumThreads - 1) / kSumThreads);
+  if (S == exec::Space::Device && variant > 0 && a.nq > 0) {
+    const unsigned g = static_cast<unsigned>((a.nq + kSumThreads - 1) / kSumThreads);
     cudaStream_t st = exec::detail::stream();
     switch (variant) {
       case 1: edge_sum_kernel<0, 2><<<g, kSumThreads, 0, st>>>(a); break;
@@ -341,7 +388,7 @@ void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #else
   (void)variant;
 #endif
-  exec::parallel_for(S, a.n, [=] BEATNIK_HOST_DEVICE(long q) { sum_target<0>(q, a); });
+  exec::parallel_for(S, a.nq, [=] BEATNIK_HOST_DEVICE(long i) { sum_target<0>(a.q0 + i, a); });
 }
 
 }  // namespace
@@ -358,6 +405,9 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
       acc_(space, 0),
       vals_(space, 0),
       vals_sorted_(space, 0),
+      idx2_(space, 0),
+      seg_(space, 0),
+      seg2_(space, 0),
       segs_(space, 0),
       first_(space, 0),
       start_(space, 0),
@@ -371,11 +421,6 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
     cudaStream_t st;
     cuda_check(cudaStreamCreate(&st), "cudaStreamCreate");
     stream_ = st;
-    for (void*& e : events_) {
-      cudaEvent_t ev;
-      cuda_check(cudaEventCreate(&ev), "cudaEventCreate");
-      e = ev;
-    }
   }
 #endif
 }
@@ -383,34 +428,13 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
 TreeEdgeDevice::~TreeEdgeDevice() {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
-  for (void* e : events_)
-    if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  if (stage_) cudaFreeHost(stage_);
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 #endif
 }
 
 namespace {
-// The data of v (host) in space s: a copy in b (grown as needed), queued on `stream` on the
-// device (v must then stay unchanged until the stream has taken it: pageable host memory is
-// staged before cudaMemcpyAsync returns).
-template <class T>
-T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n, void* stream) {
-  exec::grow(b, s, std::max<size_t>(n, 1));
-  if (n == 0) return b.data();
-  if (s == exec::Space::Host) {
-    std::copy_n(v, n, b.data());
-    return b.data();
-  }
-#if defined(BEATNIK_DEVICE_COMPILE)
-  cuda_check(cudaMemcpyAsync(b.data(), v, n * sizeof(T), cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)),
-        "cudaMemcpyAsync");
-#else
-  (void)stream;
-  exec::no_device_backend("tree edge tables");
-#endif
-  return b.data();
-}
-
 void record(void* event, void* stream) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (event)
@@ -437,27 +461,131 @@ void TreeEdgeDevice::sync() const {
 #endif
 }
 
+void* TreeEdgeDevice::event() {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (!stream_) return nullptr;
+  if (next_event_ == events_.size()) {
+    cudaEvent_t ev;
+    cuda_check(cudaEventCreate(&ev), "cudaEventCreate");
+    events_.push_back(ev);
+  }
+  return events_[next_event_++];
+#else
+  return nullptr;
+#endif
+}
+
+template <class T>
+void TreeEdgeDevice::upload(T* dst, const T* v, size_t n) {
+  if (n == 0) return;
+  if (space_ == exec::Space::Host) {
+    std::copy_n(v, n, dst);
+    return;
+  }
+#if defined(BEATNIK_DEVICE_COMPILE)
+  const size_t bytes = n * sizeof(T), at = (stage_used_ + 15) / 16 * 16;
+  stage_peak_ = std::max(stage_peak_, at + bytes);  // begin() sizes the staging for the next call
+  const void* from = v;
+  if (stage_ && at + bytes <= stage_cap_) {
+    std::memcpy(stage_ + at, v, bytes);
+    from = stage_ + at;
+  }
+  stage_used_ = at + bytes;
+  cuda_check(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream_)),
+             "cudaMemcpyAsync");
+#else
+  (void)dst, (void)v;
+  exec::no_device_backend("tree edge tables");
+#endif
+}
+
+template <class T>
+void TreeEdgeDevice::grow(exec::Buffer<T>& b, size_t n, size_t keep) {
+  n = std::max<size_t>(n, 1);
+  if (b.size() >= n && b.data()) return;
+  exec::Buffer<T> nb(space_, n + n / 2);
+  keep = std::min(keep, b.size());
+  if (keep > 0) {
+    if (space_ == exec::Space::Host) {
+      std::copy_n(b.data(), keep, nb.data());
+    } else {
+#if defined(BEATNIK_DEVICE_COMPILE)
+      cuda_check(cudaMemcpyAsync(nb.data(), b.data(), keep * sizeof(T), cudaMemcpyDeviceToDevice,
+                                 static_cast<cudaStream_t>(stream_)),
+                 "cudaMemcpyAsync");
+#endif
+    }
+  }
+  // Queued work may still read the old buffer: freed at wait() (cudaFree would also wait here).
+  if (b.data()) retired_.push_back(std::make_shared<exec::Buffer<T>>(std::move(b)));
+  b = std::move(nb);
+}
+
+void TreeEdgeDevice::begin(const double* src_pool, const double* prox_pool, int p) {
+  const double t0 = now();
+  sync();  // the previous call's work reads the buffers reused here
+  retired_.clear();
+  tabs_peak_ = std::max(tabs_peak_, static_cast<long>(host_tabs_.size()));
+  sorted_peak_ = std::max(sorted_peak_, sorted_used_);
+  prefix_peak_ = std::max(prefix_peak_, prefix_used_);
+  host_tabs_.clear();
+  sorted_used_ = prefix_used_ = 0;
+  // Room for the largest call so far, so that a steady call's pieces neither wait nor allocate.
+  grow(tabs_, tabs_peak_);
+  grow(sorted_, sorted_peak_);
+  grow(prefix_, prefix_peak_);
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (stream_ && stage_peak_ > stage_cap_) {
+    if (stage_) cudaFreeHost(stage_);
+    stage_ = nullptr;
+    stage_cap_ = 0;
+    const size_t cap = stage_peak_ + stage_peak_ / 8;
+    if (cudaMallocHost(reinterpret_cast<void**>(&stage_), cap) != cudaSuccess) stage_ = nullptr;
+    else stage_cap_ = cap;  // (without it the uploads are pageable: correct, may wait)
+  }
+#endif
+  stage_used_ = 0;
+  next_event_ = 0;
+  table_events_.clear();
+  sum_events_.clear();
+  src_pool_ = src_pool;
+  prox_pool_ = prox_pool;
+  p_ = p;
+  bytes = 0;
+  table_pieces = sum_pieces = 0;
+  summed_ = false;
+  n_ = 0;
+  proxy_pairs = direct_pairs = 0;
+  tables_s = kernel_s = copy_s = 0;
+  host_s = now() - t0;
+}
+
 void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool,
                            int p) {
+  begin(src_pool, prox_pool, p);
+  add_tables(specs);
+}
+
+int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   const exec::Space S = space_;
   const double t0 = now();
-  sync();  // the previous call's passes read the buffers refilled here
-  const int nt = static_cast<int>(specs.size());
-  const int p1 = p + 1, NW = 6 * p1;
-  host_tabs_.resize(nt);
-  host_nodes_.assign(size_t(nt) * NW, 0.0);
-  host_segs_.assign(nt + 1, 0);
-  long item = 0, sorted = 0, pre = 0, citem = 0, pitem = 0;
+  const int k0 = tables(), nt = static_cast<int>(specs.size());
+  if (nt == 0) return k0;
+  const int p = p_, p1 = p + 1, NW = 6 * p1;
+  host_tabs_.resize(size_t(k0) + nt);
+  Tab* piece = host_tabs_.data() + k0;
+  std::vector<double> host_nodes(size_t(nt) * NW, 0.0);
+  std::vector<long> host_segs(nt + 1, 0);
+  long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0;
   for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
     for (int d = 0; d < 3; ++d)
       if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
-    Tab& t = host_tabs_[k];
     const long rows = e.n / e.block;
-    t = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
-         {e.dg[0], e.dg[1], e.dg[2]}};
-    host_segs_[k] = item;
+    piece[k] = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+                {e.dg[0], e.dg[1], e.dg[2]}};
+    host_segs[k] = item;
     item += e.n;
     sorted += 6 * e.n;
     pre += 3L * e.m * (rows + 1);
@@ -467,113 +595,154 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
     const EdgeTableSpec& e = specs[k];
-    double* nd = &host_nodes_[size_t(k) * NW];
+    double* nd = &host_nodes[size_t(k) * NW];
     for (int d = 0; d < 3; ++d) tree::chebyshev(e.lo[d], e.hi[d], e.dg[d], nd + d * p1, nd + 3 * p1 + d * p1);
   }
-  host_segs_[nt] = item;
-  items_ = item;
-  p_ = p;
-  bytes = (sorted + pre) * long(sizeof(double));
-  prox_pool_ = prox_pool;
-  summed_ = false;
+  host_segs[nt] = item;
   exec::WorkStreamScope on(stream_);
-  record(events_[0], stream_);
-  const Tab* tabs = place(tabs_, S, host_tabs_.data(), host_tabs_.size(), stream_);
-  const double* nd = place(nodes_, S, host_nodes_.data(), host_nodes_.size(), stream_);
-  const long* sg = place(segs_, S, host_segs_.data(), host_segs_.size(), stream_);
-  exec::grow(keys_, S, std::max(item, 1L));
-  exec::grow(keys_sorted_, S, std::max(item, 1L));
-  exec::grow(vals_, S, std::max(item, 1L));
-  exec::grow(vals_sorted_, S, std::max(item, 1L));
-  exec::grow(sorted_, S, std::max(sorted, 1L));
-  exec::grow(prefix_, S, std::max(pre, 1L));
+  void* ev0 = event();
+  record(ev0, stream_);
+  // The call's tables grow in place (earlier pieces' tables kept); the piece's scratch is reused
+  // piece after piece (in stream order).
+  grow(tabs_, size_t(k0) + nt, k0);
+  grow(sorted_, sorted, sorted_used_);
+  grow(prefix_, pre, prefix_used_);
+  sorted_used_ = sorted;
+  prefix_used_ = pre;
+  grow(nodes_, host_nodes.size());
+  grow(segs_, host_segs.size());
+  const double tc = now();
+  upload(tabs_.data() + k0, piece, nt);
+  upload(nodes_.data(), host_nodes.data(), host_nodes.size());
+  upload(segs_.data(), host_segs.data(), host_segs.size());
+  copy_s += now() - tc;
+  const Tab* tabs = tabs_.data() + k0;
+  const double* nd = nodes_.data();
+  const long* sg = segs_.data();
+  grow(keys_, item);
+  grow(keys_sorted_, item);
+  grow(vals_, item);
+  grow(vals_sorted_, item);
   const double t1 = now();
-  if (nt > 0 && item > 0) {
-    keys_pass(S, item, tabs, nt, src_pool, keys_.data(), vals_.data());
-    stable_sort(S, item, nt, host_tabs_, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(), temp_);
+  if (item > 0) {
+    keys_pass(S, item, tabs, nt, src_pool_, keys_.data(), vals_.data());
+    // (CUB's scratch may grow: the old one is kept until wait(), as the other buffers.)
+    const auto scratch = [&](size_t b) -> void* {
+      grow(temp_, b);
+      return temp_.data();
+    };
+    if (S == exec::Space::Device && radix_sort) {
+      grow(idx2_, item);
+      grow(seg_, item);
+      grow(seg2_, item);
+      stable_sort_radix(item, nt, tabs, keys_.data(), keys_sorted_.data(), vals_.data(), idx2_.data(), seg_.data(),
+                        seg2_.data(), vals_sorted_.data(), scratch);
+    } else {
+      stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
+                  scratch);
+    }
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
     std::vector<int> group{0};  // tables [group[g], group[g+1]) share one fill of the buffer
     long most = 0;
-    for (int k0 = 0, k1; k0 < nt; k0 = k1) {
-      for (k1 = k0 + 1; k1 < nt && host_tabs_[k1].item + host_tabs_[k1].n - host_tabs_[k0].item <= max_lagrange_items;) ++k1;
-      most = std::max(most, (k1 < nt ? host_tabs_[k1].item : item) - host_tabs_[k0].item);
+    for (int k0g = 0, k1; k0g < nt; k0g = k1) {
+      for (k1 = k0g + 1; k1 < nt && piece[k1].item + piece[k1].n - piece[k0g].item <= max_lagrange_items;) ++k1;
+      most = std::max(most, (k1 < nt ? piece[k1].item : item) - piece[k0g].item);
       group.push_back(k1);
     }
-    exec::grow(lagrange_, S, std::max(most * 3 * p1, 1L));
+    grow(lagrange_, size_t(most) * 3 * p1);
     for (size_t g = 0; g + 1 < group.size(); ++g) {
-      const int k0 = group[g], k1 = group[g + 1];
-      const long i0 = host_tabs_[k0].item, i1 = k1 < nt ? host_tabs_[k1].item : item;
-      const long c0 = host_tabs_[k0].citem, c1 = k1 < nt ? host_tabs_[k1].citem : citem;
-      gather_pass(S, i0, i1 - i0, tabs, nt, src_pool, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
+      const int a = group[g], b = group[g + 1];
+      const long i0 = piece[a].item, i1 = b < nt ? piece[b].item : item;
+      const long c0 = piece[a].citem, c1 = b < nt ? piece[b].citem : citem;
+      gather_pass(S, i0, i1 - i0, tabs, nt, src_pool_, vals_sorted_.data(), nd, p1, sorted_.data(), lagrange_.data());
       blocks_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
     }
   }
-  if (nt > 0) scan_pass(S, pitem, tabs, nt, prefix_.data());
-  record(events_[1], stream_);
-  built_ = true;
-  host_s = now() - t0;
-  tables_s = now() - t1;  // on the host the passes ran here; on the device wait() reads the events
+  scan_pass(S, pitem, tabs, nt, prefix_.data());
+  void* ev1 = event();
+  record(ev1, stream_);
+  if (ev0) table_events_.push_back({ev0, ev1});
+  else tables_s += now() - t1;  // on the host the passes ran here; on the device wait() reads the events
+  bytes = (sorted_used_ + prefix_used_) * long(sizeof(double));
+  ++table_pieces;
+  host_s += now() - t0;
+  return k0;
 }
 
-void TreeEdgeDevice::terms(const std::vector<long>& first, const std::vector<long>& start,
-                           const std::vector<EdgeTermDev>& terms) {
-  const exec::Space S = space_;
-  const double t = now();
-  sync();  // the previous sum reads the buffers refilled here
-  nb_ = static_cast<int>(first.size()) - 1;
-  nterms_ = static_cast<long>(terms.size());
-  last_target_ = first.empty() ? 0 : first.back();
-  if (start.size() != first.size() || (nb_ >= 0 && start.back() != nterms_))
-    throw Error("tree edge sums: batch and term lists do not match");
-  int lo = 0, hi = -1;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi)
-  for (long i = 0; i < nterms_; ++i) {
-    lo = std::min(lo, terms[i].table);
-    hi = std::max(hi, terms[i].table);
-  }
-  if (lo < 0) throw Error("tree edge sums: no such table");
-  max_table_ = hi;
-  exec::WorkStreamScope on(stream_);
-  place(first_, S, first.data(), first.size(), stream_);
-  place(start_, S, start.data(), start.size(), stream_);
-  place(terms_, S, terms.data(), terms.size(), stream_);
-  copy_s = now() - t;
-}
-
-void TreeEdgeDevice::queue_sum(const double* tgt, long n, const BRImages& img, double eps) {
-  const exec::Space S = space_;
-  proxy_pairs = direct_pairs = 0;
-  kernel_s = 0;
+void TreeEdgeDevice::begin_sums(const double* tgt, long n, const BRImages& img, double eps) {
+  tgt_ = tgt;
+  n_ = n;
+  img_ = img;
+  eps_ = eps;
   summed_ = false;
-  if (n <= 0 || nb_ <= 0 || nterms_ == 0) return;
-  if (last_target_ > n) throw Error("tree edge sums: batches beyond the targets");
-  if (max_table_ >= static_cast<long>(host_tabs_.size())) throw Error("tree edge sums: no such table");
-  const double t = now();
+  if (n <= 0) return;
   exec::WorkStreamScope on(stream_);
-  exec::grow(acc_, S, 3 * size_t(n));
-  if (S == exec::Space::Host) {
+  grow(acc_, 3 * size_t(n));
+  if (space_ == exec::Space::Host) {
+    std::fill_n(acc_.data(), 3 * size_t(n), 0.0);
     counts_.zero();
   } else {
 #if defined(BEATNIK_DEVICE_COMPILE)
-    cuda_check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), static_cast<cudaStream_t>(stream_)),
-          "cudaMemsetAsync");
+    const cudaStream_t st = static_cast<cudaStream_t>(stream_);
+    cuda_check(cudaMemsetAsync(acc_.data(), 0, 3 * size_t(n) * sizeof(double), st), "cudaMemsetAsync");
+    cuda_check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), st), "cudaMemsetAsync");
 #endif
   }
-  record(events_[2], stream_);
-  sum_pass(S, SumArgs{n, tgt, nb_, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
-                     prefix_.data(), prox_pool_, img, eps, acc_.data(), counts_.data()},
+}
+
+void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<long>& start,
+                              const std::vector<EdgeTermDev>& terms) {
+  const exec::Space S = space_;
+  const double t0 = now();
+  const int nb = static_cast<int>(first.size()) - 1;
+  const long nterms = static_cast<long>(terms.size());
+  if (start.size() != first.size() || (nb >= 0 && (start.front() != 0 || start.back() != nterms)))
+    throw Error("tree edge sums: batch and term lists do not match");
+  if (nb <= 0 || nterms == 0 || n_ <= 0) return;
+  if (first.back() > n_ || first.front() < 0) throw Error("tree edge sums: batches beyond the targets");
+  int lo = 0, hi = -1;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi)
+  for (long i = 0; i < nterms; ++i) {
+    lo = std::min(lo, terms[i].table);
+    hi = std::max(hi, terms[i].table);
+  }
+  if (lo < 0 || hi >= tables()) throw Error("tree edge sums: no such table");
+  exec::WorkStreamScope on(stream_);
+  // Scratch reused piece after piece: the stream runs this piece's copies after the last kernel.
+  grow(first_, first.size());
+  grow(start_, start.size());
+  grow(terms_, terms.size());
+  const double tc = now();
+  upload(first_.data(), first.data(), first.size());
+  upload(start_.data(), start.data(), start.size());
+  upload(terms_.data(), terms.data(), terms.size());
+  copy_s += now() - tc;
+  void* ev0 = event();
+  record(ev0, stream_);
+  const double t1 = now();
+  const long q0 = first.front(), nq = first.back() - q0;
+  sum_pass(S, SumArgs{n_, q0, nq, tgt_, nb, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
+                     prefix_.data(), prox_pool_, img_, eps_, acc_.data(), counts_.data()},
            sum_variant(kernel_variant));
-  record(events_[3], stream_);
-  kernel_s = now() - t;  // on the host the kernel ran here; on the device wait() reads the events
+  void* ev1 = event();
+  record(ev1, stream_);
+  if (ev0) sum_events_.push_back({ev0, ev1});
+  else kernel_s += now() - t1;  // on the host the kernel ran here; on the device wait() reads the events
   summed_ = true;
+  ++sum_pieces;
+  host_s += now() - t0;
 }
 
 void TreeEdgeDevice::wait() {
   sync();
-  if (stream_ && built_) tables_s = elapsed(events_[0], events_[1]);
+  if (stream_) {
+    tables_s = kernel_s = 0;
+    for (const auto& [a, b] : table_events_) tables_s += elapsed(a, b);
+    for (const auto& [a, b] : sum_events_) kernel_s += elapsed(a, b);
+  }
+  retired_.clear();
   if (!summed_) return;
-  if (stream_) kernel_s = elapsed(events_[2], events_[3]);
   unsigned long long c[2] = {0, 0};
   exec::copy(c, exec::Space::Host, counts_.data(), space_, 2);
   proxy_pairs = static_cast<long>(c[0]);
@@ -582,8 +751,8 @@ void TreeEdgeDevice::wait() {
 
 void TreeEdgeDevice::sum(const double* tgt, long n, const std::vector<long>& first, const std::vector<long>& start,
                          const std::vector<EdgeTermDev>& terms, const BRImages& img, double eps, double* acc) {
-  this->terms(first, start, terms);
-  queue_sum(tgt, n, img, eps);
+  begin_sums(tgt, n, img, eps);
+  add_sums(first, start, terms);
   wait();
   if (!summed_) return;
   const double t = now();

@@ -9,6 +9,8 @@
 // runs on the host, where the unit test holds it against build_edge_table. On the device all of
 // it is queued on a CUDA stream of this object's own (copies included: nothing on the default
 // stream), so the solver lets it run beside the near and far sums still in flight.
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "beatnik/exec/memory.hpp"
@@ -31,29 +33,40 @@ struct EdgeTermDev {  // one edge term of a batch's list
   int table, mx, my;
 };
 
+// One call's work comes in pieces (the solver's edge stage pipelined with its lists: tables of
+// the keys a run of batches adds, then that run's sums): begin(), add_tables() and add_sums() as
+// often as wanted (a sum's terms must name tables added before it), wait(). Everything is
+// queued in order on this object's stream, so a piece never waits for the device; the tables
+// grow in place (their buffers copied on the stream when they must grow: queued work keeps
+// reading the old ones, kept until wait()), and the uploads go through page-locked memory sized
+// from the largest call so far (pageable memory would wait for the stream's earlier work).
 class TreeEdgeDevice {
  public:
   explicit TreeEdgeDevice(exec::Space space);
   ~TreeEdgeDevice();
   TreeEdgeDevice(const TreeEdgeDevice&) = delete;
   TreeEdgeDevice& operator=(const TreeEdgeDevice&) = delete;
-  // Queues the tables of `specs` from the pools (in this object's space; they must stay unchanged
-  // until wait()); p bounds every side's degree. Returns without waiting for the device.
+  // Starts a call: no table, no sum. The pools (this object's space) must stay unchanged until
+  // wait(); p bounds every side's degree. Waits for the previous call's work.
+  void begin(const double* src_pool, const double* prox_pool, int p);
+  // Queues the tables of `specs`, numbered from tables() on (returned). Returns without waiting.
+  int add_tables(const std::vector<EdgeTableSpec>& specs);
+  int tables() const { return static_cast<int>(host_tabs_.size()); }
+  // Starts the sums into velocity() for the targets tgt (this space, [x|y|z], n each): zero for
+  // every target until a sum adds its batch.
+  void begin_sums(const double* tgt, long n, const BRImages& img, double eps);
+  // Queues the sums of some batches: batch b holds targets [first[b], first[b+1]) (first
+  // ascending, first.back() ≤ n) and the terms [start[b], start[b+1]) of `terms` (start[0] = 0),
+  // in list order; a target's velocity is its batch's terms' sum. Returns without waiting.
+  void add_sums(const std::vector<long>& first, const std::vector<long>& start, const std::vector<EdgeTermDev>& terms);
+  // begin() and add_tables() at once (the tests, the one-shot path).
   void build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool, int p);
-  // Queues the upload of the term lists: batch b holds targets [first[b], first[b+1]) (first
-  // ascending) and the terms [start[b], start[b+1]) of `terms`, in list order. Before or after
-  // build() (before: the host need not wait for the tables to queue the copies).
-  void terms(const std::vector<long>& first, const std::vector<long>& start, const std::vector<EdgeTermDev>& terms);
-  // Queues, after build() and terms(), the edge terms of every batch into velocity(), for the
-  // targets tgt (this space, [x|y|z], n each; first.back() ≤ n): a target's velocity is its
-  // batch's terms' sum (0 outside every batch).
-  void queue_sum(const double* tgt, long n, const BRImages& img, double eps);
-  // Waits for the queued work; then the pair counts and the device times below are the last sum's.
+  // Waits for the queued work; then the pair counts and the device times below are the call's.
   void wait();
-  // After wait(): the last queue_sum's velocities ([ux|uy|uz], n each, this space), or null when
-  // it had no terms.
+  // After wait(): the call's velocities ([ux|uy|uz], n each, this space), or null when no sum
+  // had a term.
   const double* velocity() const { return summed_ ? acc_.data() : nullptr; }
-  // terms, queue_sum, wait, and the velocities added to acc (host, [ux|uy|uz], n each).
+  // begin_sums, add_sums, wait, and the velocities added to acc (host, [ux|uy|uz], n each).
   void sum(const double* tgt, long n, const std::vector<long>& first, const std::vector<long>& start,
            const std::vector<EdgeTermDev>& terms, const BRImages& img, double eps, double* acc);
   // Table k's sorted sources ([x|y|z|qx|qy|qz], n each) and prefix rows (3m per row), on the host.
@@ -66,19 +79,25 @@ class TreeEdgeDevice {
   // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
   // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
   int kernel_variant = -1;
-  long proxy_pairs = 0, direct_pairs = 0;  // of the last sum
-  long bytes = 0;                          // of the last build's tables
-  // Last build (host set-up and queueing: host_s; the passes: tables_s), terms (uploads queued:
-  // copy_s) and sum (the kernel: kernel_s). On the device tables_s and kernel_s are device times
-  // (CUDA events, read by wait()) that may overlap other streams' work; on the host, wall times.
+  // Device: each piece's sort by two stable radix sorts (by key, then by table; the same
+  // permutation) instead of CUB's segmented sort, which waits on the host for the stream (it
+  // reads sizes back): the solver's pipelined edge stage sets it. The host sorts per table.
+  bool radix_sort = false;
+  long proxy_pairs = 0, direct_pairs = 0;  // of the call's sums
+  long bytes = 0;                          // of the call's tables
+  int table_pieces = 0, sum_pieces = 0;    // add_tables / add_sums calls with work, this call
+  // This call: host set-up and queueing (host_s), the uploads queued (copy_s), the tables' passes
+  // (tables_s) and the sums' kernels (kernel_s). On the device tables_s and kernel_s are device
+  // times (CUDA events, summed over the pieces, read by wait()) that may overlap other streams'
+  // work; on the host, wall times.
   double host_s = 0, tables_s = 0, kernel_s = 0, copy_s = 0;
 
   struct Tab {  // a table as the passes read it
-    long item;    // its first source among all tables' sources (the sort's segments)
-    long sorted;  // offset of its sorted sources
-    long prefix;  // offset of its prefix rows
-    long citem;   // its first (block, proxy) item
-    long pitem;   // its first proxy item
+    long item;    // its first source among its piece's tables' sources (the sort's segments)
+    long sorted;  // offset of its sorted sources (among all of the call's)
+    long prefix;  // offset of its prefix rows (among all of the call's)
+    long citem;   // its first (block, proxy) item in its piece
+    long pitem;   // its first proxy item in its piece
     long src, stride, n, prox, block, rows;
     int m, axis;
     int dg[3];
@@ -86,27 +105,43 @@ class TreeEdgeDevice {
 
  private:
   void sync() const;  // waits for this object's stream (device)
+  // n elements of v (host) to dst (this space), queued on the stream (through the page-locked
+  // staging while it has room, else from v: pageable, which may wait for the stream).
+  template <class T>
+  void upload(T* dst, const T* v, size_t n);
+  // b to at least n elements: its first `keep` copied on the stream, the old buffer kept until
+  // wait() (queued work may still read it).
+  template <class T>
+  void grow(exec::Buffer<T>& b, size_t n, size_t keep = 0);
+  void* event();  // the next of this call's events (device), created as needed
   exec::Space space_;
   // Device: this object's CUDA stream, a blocking one (ordered after the default stream's
-  // copies: the pools' fills), and its events: tables start and done, sum start and done.
+  // copies: the pools' fills), and the call's events: per piece its start and end.
   void* stream_ = nullptr;
-  void* events_[4] = {};
-  bool built_ = false;         // build() recorded its events
-  bool summed_ = false;        // the last queue_sum launched its kernel
-  int nb_ = 0;                 // the last terms(): batches, terms, first.back(), largest table
-  long nterms_ = 0, last_target_ = 0, max_table_ = -1;
-  std::vector<Tab> host_tabs_;
-  std::vector<double> host_nodes_;  // the uploads' sources, kept until the copies are done
-  std::vector<long> host_segs_;
+  std::vector<void*> events_;
+  size_t next_event_ = 0;
+  std::vector<std::pair<void*, void*>> table_events_, sum_events_;
+  bool summed_ = false;        // a sum of this call had a term
+  long n_ = 0;                 // begin_sums: targets
+  const double* tgt_ = nullptr;
+  BRImages img_{};
+  double eps_ = 0;
+  std::vector<Tab> host_tabs_;  // every table of this call
+  long sorted_used_ = 0, prefix_used_ = 0;          // this call's, in doubles
+  long sorted_peak_ = 0, prefix_peak_ = 0, tabs_peak_ = 0;  // the most of any call
+  // Page-locked staging for the uploads, filled from the front each call.
+  char* stage_ = nullptr;
+  size_t stage_cap_ = 0, stage_used_ = 0, stage_peak_ = 0;
+  std::vector<std::shared_ptr<void>> retired_;  // buffers grown out of during this call
   exec::Buffer<Tab> tabs_;
   exec::Buffer<double> nodes_, keys_, keys_sorted_, sorted_, prefix_, lagrange_, acc_;
-  exec::Buffer<int> vals_, vals_sorted_;
+  exec::Buffer<int> vals_, vals_sorted_, idx2_, seg_, seg2_;  // the last three: radix_sort's
   exec::Buffer<long> segs_, first_, start_;
   exec::Buffer<EdgeTermDev> terms_;
   exec::Buffer<unsigned long long> counts_;
   exec::Buffer<char> temp_;  // the device sort's scratch
-  const double* prox_pool_ = nullptr;  // the last build's proxy pool
-  long items_ = 0;
+  const double* src_pool_ = nullptr;
+  const double* prox_pool_ = nullptr;
   int p_ = 0;
 };
 

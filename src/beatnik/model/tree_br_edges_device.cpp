@@ -1,0 +1,184 @@
+// -x cuda: the tree solver's edge stage on the device (docs/tree.md "Edge terms on the device"):
+// the keys, table specs and term lists on the host, the tables and sums queued on the edge
+// object's stream (tree_edge_device.hpp). Either once after every run's lists (edges_device, the
+// one-shot path) or pipelined with them (edge_pipe_begin, then edge_pipe_run per run or few runs
+// of batches: the tables of the keys no earlier run used, then those batches' sums), so that
+// the edge work overlaps the list building and the near and far sums instead of following them.
+// A key's table is the same whatever its number, and each target still sums its batch's terms
+// in list order: the velocities are the same bits either way.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
+
+namespace beatnik::model {
+namespace {
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+}  // namespace
+
+// The table spec of an edge key: its sources in the sums' near pool, its proxy set in the far
+// pool (every tree's proxies, arrays 0 .. nt−1, then its lower-degree sets).
+EdgeTableSpec TreeBRSolver::edge_spec(const std::array<int, 4>& key) const {
+  const auto [s, c, axis, low] = key;
+  const int nt = static_cast<int>(sources_.size());
+  const tree::SourceTree& S = sources_[s];
+  const search::Cluster& C = S.clusters[c];
+  EdgeTableSpec e;
+  const double* proxies = edge_set(key, e.dg, e.m);
+  e.prox = low >= 0 ? device_->base(true, nt + s) + (proxies - low_[s].pts.data())
+                    : device_->base(true, s) + (proxies - S.proxies.data());
+  e.src = device_->base(false, s) + C.begin;
+  e.stride = S.n;
+  e.n = C.count();
+  e.axis = axis;
+  e.block = tree::edge_block(e.m);
+  for (int d = 0; d < 3; ++d) {
+    e.lo[d] = C.lo[d];
+    e.hi[d] = C.hi[d];
+  }
+  return e;
+}
+
+// edge_pipe, else BEATNIK_TREE_EDGE_PIPE (for the A/B), else 0: one-shot. Pipelined, a piece
+// per run, was slower at 1024² on an H100 (0.329–0.342 against 0.297–0.302 s a call): CUB's
+// segmented sort waits on the host for the edge stream (it reads its segment groups' sizes back),
+// so each piece holds the list loop until the edge stream has caught up (docs/tree.md "The edge
+// stage pipelined with the lists").
+int TreeBRSolver::edge_pipe_runs() const {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_PIPE");
+    return e ? std::atoi(e) : 0;
+  }();
+  const int v = edge_pipe >= 0 ? edge_pipe : env;
+  if (v < 0) throw Error("tree solver: BEATNIK_TREE_EDGE_PIPE must be 0 (one-shot) or the runs per piece");
+  return v;
+}
+
+// -x cuda, one-shot: the edge terms' keys, table specs and term lists (host, in parallel), then
+// their tables (from the pools the sums uploaded: the sources of every tree, the proxies and
+// lower-degree sets) and their sums, batch by batch in list order, queued on the edge object's
+// own stream; compute_device() waits for them and adds them into the far field.
+void TreeBRSolver::edges_device() {
+  const double t0 = now();
+  const std::vector<std::array<int, 4>> keys = edge_keys();
+  const int nk = static_cast<int>(keys.size());
+  std::vector<EdgeTableSpec> specs(nk);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nk; ++k) specs[k] = edge_spec(keys[k]);
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = static_cast<int>(edge_.size());
+  std::vector<long> first(nb + 1, 0), start(nb + 1, 0);
+  for (int b = 0; b < nb; ++b) {  // batch bounds and the CSR offsets (a running sum)
+    first[b] = cl[leaves[b]].begin;
+    if (b > 0 && cl[leaves[b - 1]].end != first[b]) throw Error("tree solver: the batches are not consecutive");
+    start[b + 1] = start[b] + static_cast<long>(edge_[b].size());
+  }
+  first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
+  std::vector<EdgeTermDev> terms(start[nb]);
+  long edge_terms = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : edge_terms)
+  for (int b = 0; b < nb; ++b) {
+    for (size_t i = 0; i < edge_[b].size(); ++i)
+      terms[start[b] + i] = {edge_table_[b][i], edge_[b][i].mx, edge_[b][i].my};
+    edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
+  }
+  load_.edge_terms += edge_terms;
+  const double host_s = now() - t0;
+  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  edge_dev_->radix_sort = false;  // one piece: CUB's segmented sort waits only for its own work
+  edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
+  edge_dev_->add_tables(specs);
+  edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
+  edge_dev_->add_sums(first, start, terms);
+  load_.edge_tables = nk;
+  load_.edge_bytes = edge_dev_->bytes;
+  if (timers_) {
+    timers_->add("br.tree.compute.edge.keys", host_s + edge_dev_->host_s);
+    timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
+  }
+}
+
+// -x cuda, pipelined: before the first run's lists. Every key's slot (edge_keys()'s layout)
+// starts unnumbered (−1); edge_pipe_run numbers the slots its batches are the first to use.
+void TreeBRSolver::edge_pipe_begin() {
+  edge_layout();
+  edge_slot_.assign(edge_base_.back(), -1);
+  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  // The pieces' sorts must not wait on the host (CUB's segmented sort does), unless
+  // BEATNIK_TREE_EDGE_SORT=segmented asks for it (the sort the 2026-11-27 device call measured).
+  static const bool segmented = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_SORT");
+    return e && std::string(e) == "segmented";
+  }();
+  edge_dev_->radix_sort = !segmented;
+  edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
+  edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
+}
+
+// -x cuda, pipelined: the edge work of batches [b0, b1), whose lists are built: the keys none of
+// the earlier batches used (claimed by their slot, numbered in slot order after the earlier
+// ones), their tables, then these batches' sums (every table they read is queued before).
+double TreeBRSolver::edge_pipe_run(int b0, int b1) {
+  using Key = std::array<int, 4>;
+  const double t0 = now();
+  int* mark = edge_slot_.data();
+  std::vector<std::pair<long, Key>> fresh;
+#pragma omp parallel
+  {
+    std::vector<std::pair<long, Key>> mine;
+#pragma omp for schedule(dynamic, 16) nowait
+    for (int b = b0; b < b1; ++b)
+      for (const Term& e : edge_[b]) {
+        const long q = edge_slot(e);
+        int unnumbered = -1;
+        if (std::atomic_ref<int>(mark[q]).compare_exchange_strong(unnumbered, -2, std::memory_order_relaxed))
+          mine.push_back({q, {e.tree, e.cluster, e.axis, e.low}});
+      }
+#pragma omp critical
+    fresh.insert(fresh.end(), mine.begin(), mine.end());
+  }
+  std::sort(fresh.begin(), fresh.end());  // slot order: the numbers do not depend on the threads
+  const int k0 = edge_dev_->tables(), nk = static_cast<int>(fresh.size());
+  std::vector<EdgeTableSpec> specs(nk);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nk; ++i) {
+    mark[fresh[i].first] = k0 + i;
+    specs[i] = edge_spec(fresh[i].second);
+  }
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nr = b1 - b0;
+  std::vector<long> first(nr + 1, 0), start(nr + 1, 0);
+  for (int r = 0; r < nr; ++r) {  // batch bounds and the CSR offsets (a running sum)
+    const int b = b0 + r;
+    first[r] = cl[leaves[b]].begin;
+    if (b > 0 && cl[leaves[b - 1]].end != first[r]) throw Error("tree solver: the batches are not consecutive");
+    start[r + 1] = start[r] + static_cast<long>(edge_[b].size());
+  }
+  first[nr] = nr > 0 ? cl[leaves[b1 - 1]].end : 0;
+  std::vector<EdgeTermDev> terms(start[nr]);
+  long edge_terms = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : edge_terms)
+  for (int r = 0; r < nr; ++r) {
+    const int b = b0 + r;
+    for (size_t i = 0; i < edge_[b].size(); ++i)
+      terms[start[r] + i] = {mark[edge_slot(edge_[b][i])], edge_[b][i].mx, edge_[b][i].my};
+    edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
+  }
+  load_.edge_terms += edge_terms;
+  const double host_s = now() - t0;
+  edge_dev_->add_tables(specs);
+  edge_dev_->add_sums(first, start, terms);
+  load_.edge_tables = edge_dev_->tables();
+  load_.edge_bytes = edge_dev_->bytes;
+  return host_s;
+}
+
+}  // namespace beatnik::model
