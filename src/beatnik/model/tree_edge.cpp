@@ -3,6 +3,7 @@
 #include "beatnik/model/tree_edge.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -21,15 +22,13 @@ void build_edge_table(const search::Cluster& C, const double* pts, long stride, 
   t.n = n;
   t.block = block > 0 ? block : edge_block(m);
   t.proxies = proxies;
-  // A stable sort by the key (ties in tree order), the key beside the index: no indirect loads.
-  thread_local std::vector<std::pair<double, long>> order;
-  order.resize(n);
+  std::vector<long> order(n);
+  std::iota(order.begin(), order.end(), C.begin);
   const double* key = pts + axis * stride;
-  for (long k = 0; k < n; ++k) order[k] = {key[C.begin + k], C.begin + k};
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(order.begin(), order.end(), [key](long a, long b) { return key[a] < key[b]; });
   t.src.resize(6 * n);
   for (int c = 0; c < 6; ++c)
-    for (long k = 0; k < n; ++k) t.src[c * n + k] = pts[c * stride + order[k].second];
+    for (long k = 0; k < n; ++k) t.src[c * n + k] = pts[c * stride + order[k]];
   t.prefix.resize(3L * m * (n / t.block + 1));
   interpolate_prefix(C, dg, t.src.data(), n, t.block, t.prefix.data());
 }
