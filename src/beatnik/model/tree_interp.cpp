@@ -22,13 +22,14 @@ int side_degree(int p, double theta, double w, double wmax) {
   return std::clamp(static_cast<int>(std::ceil(p * ratio)), 0, p);
 }
 
-// The factors of sources [i0, i0 + nk) of src (`stride` per column) for add_block: la[k][a] = L_a(x) and
-// h[k][r·wp + bc] = (L_b(y)·L_c(z))·q_r (the padding of h untouched). Cloned so that the Lagrange
-// values' divisions and the products vectorise; the same operations in every clone. Host only:
-// the device keeps lagrange() (tree_lagrange.hpp), the same values to round-off.
+// The factors of sources [i0, i0 + nk) of src (`stride` per column) for add_block: la[k][a] =
+// L_a(x) and h[k][r·wp + bc] = (L_b(y)·L_c(z))·q_r (the padding of h untouched). Cloned so that
+// the Lagrange values' divisions and the products vectorise; the same operations in every clone.
+// Host only: the device keeps lagrange() (tree_lagrange.hpp), the same values to round-off.
 __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=off")))
-void block_factors(const double* src, long stride, long i0, long nk, const int* dg, const double (*s)[kTreeMaxDegree + 1],
-                   const double (*w)[kTreeMaxDegree + 1], long wp, double* la, double* h) {
+void block_factors(const double* src, long stride, long i0, long nk, const int* dg,
+                   const double (*s)[kTreeMaxDegree + 1], const double (*w)[kTreeMaxDegree + 1], long wp, double* la,
+                   double* h) {
   const int n0 = dg[0] + 1, n1 = dg[1] + 1, n2 = dg[2] + 1, plane = n1 * n2;
   double L[3][kTreeMaxDegree + 1];
   for (long k = 0; k < nk; ++k) {
