@@ -64,6 +64,13 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
   for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
 }
 
+// out = a − b over n doubles (a group's strengths from two prefix rows), cloned to vectorise.
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+void difference(const double* a, const double* b, long n, double* out) {
+#pragma omp simd
+  for (long k = 0; k < n; ++k) out[k] = a[k] - b[k];
+}
+
 // Targets whose cuts lie nearest the same two prefix rows (jl < jh) take the same strengths
 // Q[jh] − Q[jl]. Groups of at least kSharedRows of them are summed by the targets-in-lanes kernel
 // (br_targets_host) together, with the strengths formed once, instead of one target at a time
@@ -74,12 +81,35 @@ constexpr long kSharedRows = 2;
 void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
                  const BRImages& img, double eps, const long* cuts, char* done, double* pv) {
   const long m = t.m;
-  thread_local std::vector<long> order;
-  order.clear();
-  for (long q = 0; q < nt; ++q)
-    if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order.push_back(q);
   const auto rows = [cuts](long q) { return std::make_pair(cuts[4 * q + 2], cuts[4 * q + 3]); };
-  std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return rows(a) < rows(b); });
+  // The targets with proxy pairs ordered by (jl, jh), ties by q: a counting sort, the batch's rows
+  // spanning a few values only (a comparison sort of them took a twentieth of the edge sums).
+  thread_local std::vector<long> order, count;
+  long l0 = 0, l1 = -1, h0 = 0, h1 = -1;
+  for (long q = 0; q < nt; ++q) {
+    if (!(cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2])) continue;
+    const auto [jl, jh] = rows(q);
+    if (l1 < l0) l0 = l1 = jl, h0 = h1 = jh;
+    l0 = std::min(l0, jl), l1 = std::max(l1, jl), h0 = std::min(h0, jh), h1 = std::max(h1, jh);
+  }
+  if (l1 < l0) return;
+  const long nh = h1 - h0 + 1, nkeys = (l1 - l0 + 1) * nh;
+  if (nkeys > 4 * nt + 64) {  // spread out (not seen in runs): a comparison sort, the same order
+    order.clear();
+    for (long q = 0; q < nt; ++q)
+      if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order.push_back(q);
+    std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return rows(a) < rows(b); });
+  } else {
+    const auto slot = [&](long q) { return (cuts[4 * q + 2] - l0) * nh + (cuts[4 * q + 3] - h0); };
+    count.assign(nkeys + 1, 0);
+    long total = 0;
+    for (long q = 0; q < nt; ++q)
+      if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) ++count[slot(q) + 1], ++total;
+    for (long k = 0; k < nkeys; ++k) count[k + 1] += count[k];
+    order.resize(total);
+    for (long q = 0; q < nt; ++q)
+      if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order[count[slot(q)]++] = q;
+  }
   thread_local std::vector<double> w, g;  // the proxies with the group's strengths; its targets and sums
   bool placed = false;                    // the proxies' positions in w (the same for every group)
   for (size_t a = 0; a < order.size();) {
@@ -94,7 +124,7 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
         std::copy(t.proxies, t.proxies + 3 * m, w.begin());
         placed = true;
       }
-      for (long k = 0; k < 3 * m; ++k) w[3 * m + k] = Qh[k] - Ql[k];
+      difference(Qh, Ql, 3 * m, &w[3 * m]);
       g.assign(6 * ng, 0.0);
       for (long i = 0; i < ng; ++i) {
         const long q = order[a + i];

@@ -22,26 +22,90 @@ int side_degree(int p, double theta, double w, double wmax) {
   return std::clamp(static_cast<int>(std::ceil(p * ratio)), 0, p);
 }
 
-// q̂_abc += L_a(x) L_b(y) L_c(z)·q for one source (L: its basis values per side; q̂: [x|y|z], m each).
-// Per a, the weights of the (b, c) plane first, then each component's plane as one contiguous loop
-// that vectorises (a flat cluster has one c per b, where a loop over c alone does not); the same
-// products (L_a·L_b)·L_c and sums as term by term, so the same bits in every clone (no contraction
-// to FMA in the AVX2 one).
+// The factors of sources [i0, i0 + nk) of src (`stride` per column) for add_block: la[k][a] =
+// L_a(x) and h[k][r·wp + bc] = (L_b(y)·L_c(z))·q_r (the padding of h untouched). Cloned so that
+// the Lagrange values' divisions and the products vectorise; the same operations in every clone.
+// Host only: the device keeps lagrange() (tree_lagrange.hpp), the same values to round-off.
 __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=off")))
-void add_source(const double (*L)[kTreeMaxDegree + 1], const int* dg, const double* qk, double* q, int m) {
-  const int n1 = dg[1] + 1, n2 = dg[2] + 1, plane = n1 * n2;
-  double f[(kTreeMaxDegree + 1) * (kTreeMaxDegree + 1)];
-  for (int a = 0; a <= dg[0]; ++a) {
-    for (int b = 0; b < n1; ++b) {
-      const double lab = L[0][a] * L[1][b];
-      for (int e = 0; e < n2; ++e) f[b * n2 + e] = lab * L[2][e];
+void block_factors(const double* src, long stride, long i0, long nk, const int* dg,
+                   const double (*s)[kTreeMaxDegree + 1], const double (*w)[kTreeMaxDegree + 1], long wp, double* la,
+                   double* h) {
+  const int n0 = dg[0] + 1, n1 = dg[1] + 1, n2 = dg[2] + 1, plane = n1 * n2;
+  double L[3][kTreeMaxDegree + 1];
+  for (long k = 0; k < nk; ++k) {
+    const long i = i0 + k;
+    for (int d = 0; d < 3; ++d) {
+      // lagrange() with one division for the normalisation instead of n + 1 (round-off apart the
+      // same values; the divisions were most of the time here). At a node w/0 is infinite, so a
+      // sum that is not finite and nonzero (a node, or an overflow) takes lagrange() itself.
+      const double x = src[d * stride + i];
+      double den = 0.0;
+      for (int j = 0; j <= dg[d]; ++j) {
+        L[d][j] = w[d][j] / (x - s[d][j]);
+        den += L[d][j];
+      }
+      if (std::isfinite(den) && den != 0.0) {
+        const double r = 1.0 / den;
+        for (int j = 0; j <= dg[d]; ++j) L[d][j] *= r;
+      } else {
+        lagrange(x, dg[d], s[d], w[d], L[d]);
+      }
     }
-    for (int r = 0; r < 3; ++r) {
-      double* qa = q + r * m + a * plane;
-      const double c = qk[r];
-#pragma omp simd
-      for (int j = 0; j < plane; ++j) qa[j] += f[j] * c;
+    for (int a = 0; a < n0; ++a) la[k * n0 + a] = L[0][a];
+    double* hk = h + k * 3 * wp;
+    for (int b = 0; b < n1; ++b)
+      for (int e = 0; e < n2; ++e) hk[b * n2 + e] = L[1][b] * L[2][e];
+    const double q1 = src[4 * stride + i], q2 = src[5 * stride + i], q0 = src[3 * stride + i];
+    for (int bc = 0; bc < plane; ++bc) {
+      hk[wp + bc] = hk[bc] * q1;
+      hk[2 * wp + bc] = hk[bc] * q2;
+      hk[bc] *= q0;
     }
+  }
+}
+
+// q[a][j] += Σ_k la[k][a]·h[k][j] for a < na, j < width (a multiple of 8), k < nk: a block of
+// sources added to the proxies' running sums at once (interpolate, interpolate_prefix). Four rows
+// of q and eight columns stay in registers over the block's sources (one source at a time loaded
+// and stored all of q per source). Each sum in source order, products and sums unfused, so every
+// clone gives the same bits.
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v4du __attribute__((vector_size(32), aligned(8)));  // an unaligned load or store
+
+template <int A>
+__attribute__((always_inline)) inline void add_rows(const double* la, int na, const double* h, long width, long nk,
+                                                    double* q) {
+  for (long j = 0; j < width; j += 8) {
+    v4d acc[A][2];
+    for (int i = 0; i < A; ++i) {
+      acc[i][0] = *reinterpret_cast<const v4du*>(q + i * width + j);
+      acc[i][1] = *reinterpret_cast<const v4du*>(q + i * width + j + 4);
+    }
+    for (long k = 0; k < nk; ++k) {
+      const v4d h0 = *reinterpret_cast<const v4du*>(h + k * width + j);
+      const v4d h1 = *reinterpret_cast<const v4du*>(h + k * width + j + 4);
+      for (int i = 0; i < A; ++i) {
+        const double l = la[k * na + i];
+        acc[i][0] += l * h0;
+        acc[i][1] += l * h1;
+      }
+    }
+    for (int i = 0; i < A; ++i) {
+      *reinterpret_cast<v4du*>(q + i * width + j) = acc[i][0];
+      *reinterpret_cast<v4du*>(q + i * width + j + 4) = acc[i][1];
+    }
+  }
+}
+
+__attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=off")))
+void add_block(const double* la, int na, const double* h, long width, long nk, double* q) {
+  int a = 0;
+  for (; a + 4 <= na; a += 4) add_rows<4>(la + a, na, h, width, nk, q + a * width);
+  switch (na - a) {
+    case 3: add_rows<3>(la + a, na, h, width, nk, q + a * width); break;
+    case 2: add_rows<2>(la + a, na, h, width, nk, q + a * width); break;
+    case 1: add_rows<1>(la + a, na, h, width, nk, q + a * width); break;
+    default: break;
   }
 }
 
@@ -64,7 +128,7 @@ int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
 // sources [k0, k1) of src (SoA, `stride` entries each): q̂_abc = Σ L_a(x)L_b(y)L_c(z)·q.
 void interpolate(const search::Cluster& C, const int* dg, const double* src, long stride, long k0, long k1,
                  double* px, int m) {
-  double s[3][kTreeMaxDegree + 1], w[3][kTreeMaxDegree + 1], L[3][kTreeMaxDegree + 1];
+  double s[3][kTreeMaxDegree + 1], w[3][kTreeMaxDegree + 1];
   for (int d = 0; d < 3; ++d) chebyshev(C.lo[d], C.hi[d], dg[d], s[d], w[d]);
   const int n1 = dg[1] + 1, n2 = dg[2] + 1;
   for (int a = 0; a <= dg[0]; ++a)
@@ -75,13 +139,21 @@ void interpolate(const search::Cluster& C, const int* dg, const double* src, lon
         px[m + idx] = s[1][b];
         px[2 * m + idx] = s[2][e];
       }
-  double* q = px + 3 * m;
-  std::fill(q, q + 3 * m, 0.0);
-  for (long k = k0; k < k1; ++k) {
-    for (int d = 0; d < 3; ++d) lagrange(src[d * stride + k], dg[d], s[d], w[d], L[d]);
-    const double qk[3] = {src[3 * stride + k], src[4 * stride + k], src[5 * stride + k]};
-    add_source(L, dg, qk, q, m);
+  // The sources in blocks of kBlock through add_block, as the prefix rows (interpolate_prefix).
+  constexpr long kBlock = 32;
+  const int plane = n1 * n2;
+  const long wp = (plane + 7) / 8 * 8, width = 3 * wp;
+  thread_local std::vector<double> la, h, q;
+  la.resize(size_t(kBlock) * (dg[0] + 1));
+  h.assign(size_t(kBlock) * width, 0.0);
+  q.assign(size_t(dg[0] + 1) * width, 0.0);
+  for (long k = k0; k < k1; k += kBlock) {
+    const long nk = std::min(kBlock, k1 - k);
+    block_factors(src, stride, k, nk, dg, s, w, wp, la.data(), h.data());
+    add_block(la.data(), dg[0] + 1, h.data(), width, nk, q.data());
   }
+  for (int r = 0; r < 3; ++r)
+    for (int a = 0; a <= dg[0]; ++a) std::copy_n(&q[a * width + r * wp], plane, px + (3 + r) * m + a * plane);
 }
 
 // The same set from C's proxy grid of degrees P (px, mp proxies) instead of its sources, for a
@@ -137,17 +209,23 @@ void coarsen(const search::Cluster& C, const int* P, const int* D, const double*
 
 void interpolate_prefix(const search::Cluster& C, const int* dg, const double* src, long n, long block,
                         double* prefix) {
-  double s[3][kTreeMaxDegree + 1], w[3][kTreeMaxDegree + 1], L[3][kTreeMaxDegree + 1];
+  double s[3][kTreeMaxDegree + 1], w[3][kTreeMaxDegree + 1];
   for (int d = 0; d < 3; ++d) chebyshev(C.lo[d], C.hi[d], dg[d], s[d], w[d]);
-  const int m = (dg[0] + 1) * (dg[1] + 1) * (dg[2] + 1);
-  std::vector<double> q(3 * size_t(m), 0.0);  // the running sum, in source order
+  const int n0 = dg[0] + 1, n1 = dg[1] + 1, n2 = dg[2] + 1, plane = n1 * n2, m = n0 * plane;
+  const long wp = (plane + 7) / 8 * 8, width = 3 * wp;  // a row of the running sum: [r][bc], padded
+  const long rows = n / block;
   std::fill(prefix, prefix + 3 * m, 0.0);
-  long row = 1;
-  for (long k = 0; k < n; ++k) {
-    for (int d = 0; d < 3; ++d) lagrange(src[d * n + k], dg[d], s[d], w[d], L[d]);
-    const double qk[3] = {src[3 * n + k], src[4 * n + k], src[5 * n + k]};
-    add_source(L, dg, qk, q.data(), m);
-    if ((k + 1) % block == 0) std::copy(q.begin(), q.end(), prefix + 3L * m * row++);
+  if (rows == 0) return;  // the sources after the last full block are in no row
+  thread_local std::vector<double> la, h, q;
+  la.resize(size_t(block) * n0);
+  h.assign(size_t(block) * width, 0.0);  // the padding stays zero
+  q.assign(size_t(n0) * width, 0.0);
+  for (long j = 1; j <= rows; ++j) {
+    block_factors(src, n, (j - 1) * block, block, dg, s, w, wp, la.data(), h.data());
+    add_block(la.data(), n0, h.data(), width, block, q.data());
+    double* row = prefix + 3L * m * j;
+    for (int r = 0; r < 3; ++r)
+      for (int a = 0; a < n0; ++a) std::copy_n(&q[a * width + r * wp], plane, row + r * m + a * plane);
   }
 }
 

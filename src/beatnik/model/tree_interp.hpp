@@ -23,7 +23,8 @@ void coarsen(const search::Cluster& C, const int* P, const int* D, const double*
 
 // Prefix proxy strengths (the image window's edge, tree_edge.hpp): for the n sources of src
 // (SoA [x|y|z|qx|qy|qz], n each, in the caller's order), row j (j = 0 .. ⌊n/block⌋) holds the
-// strengths [q̂x|q̂y|q̂z] (3m doubles) of the first j·block sources, summed in order.
+// strengths [q̂x|q̂y|q̂z] (3m doubles) of the first j·block sources, summed in order (block by
+// block as a product of small matrices; round-off apart, the same as interpolate on them).
 void interpolate_prefix(const search::Cluster& C, const int* dg, const double* src, long n, long block,
                         double* prefix);
 
