@@ -704,19 +704,17 @@ std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
   const int nb = static_cast<int>(edge_.size());
   const int nt = static_cast<int>(sources_.size());
   edge_layout();
-  const std::vector<long>& base = edge_base_;
-  const auto slot = [&](const Term& e) { return edge_slot(e); };
-  edge_slot_.assign(base[nt], 0);
+  edge_slot_.assign(edge_base_[nt], 0);
   int* mark = edge_slot_.data();
 #pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nb; ++b)
-    for (const Term& e : edge_[b]) std::atomic_ref<int>(mark[slot(e)]).store(1, std::memory_order_relaxed);
+    for (const Term& e : edge_[b]) std::atomic_ref<int>(mark[edge_slot(e)]).store(1, std::memory_order_relaxed);
   // Numbers the marked slots in order (each slot then holds its key's index, or −1) and lists their keys.
   std::vector<Key> keys;
   for (int s = 0; s < nt; ++s) {
     const std::vector<int>& first = low_[s].first;
     const int nc = first.empty() ? 0 : static_cast<int>(first.size()) - 1;
-    long q = base[s];
+    long q = edge_base_[s];
     for (int c = 0; c < nc; ++c)
       for (int axis = 0; axis < 2; ++axis)
         for (int low = first[c] - 1; low < first[c + 1]; ++low, ++q) {
@@ -732,7 +730,7 @@ std::vector<std::array<int, 4>> TreeBRSolver::edge_keys() {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nb; ++b) {
     edge_table_[b].clear();
-    for (const Term& e : edge_[b]) edge_table_[b].push_back(mark[slot(e)]);
+    for (const Term& e : edge_[b]) edge_table_[b].push_back(mark[edge_slot(e)]);
   }
   return keys;
 }
