@@ -380,11 +380,10 @@ void TreeBRSolver::exchange_let() {
   } else {
     double* send = nullptr;
     {
-      // Every destination's block planned (the walks, in parallel), placed in rank order, then
-      // written in place (in parallel) in the strategy's send buffer.
+      // Every destination's block planned (each walk over every thread), placed in rank order,
+      // then written in place (in parallel) in the strategy's send buffer.
       Timers::Scope t(timers_, "br.tree.let.pack");
       std::vector<tree::LetBlock> blocks(size_);
-#pragma omp parallel for schedule(dynamic, 1)
       for (int r = 0; r < size_; ++r)
         if (r != rank_) blocks[r] = tree::plan_let(sources_[0], tree::target_boxes(&boxes[size_t(r) * kWidth]), rules_);
       std::vector<long> at(size_ + 1, 0);

@@ -204,12 +204,35 @@ void write_let_nodes(const LetBlockPlan& p, const LetDecisions& d, const std::ve
 LetBlock plan_let(const SourceTree& t, const std::vector<search::Cluster>& targets, const Rules& r) {
   LetBlock k;
   if (t.n == 0 || targets.empty()) return k;
-  k.d.reset(static_cast<int>(t.clusters.size()));
-  std::vector<Visit> stack = root_visits(r, static_cast<int>(targets.size()));
-  while (!stack.empty()) {
-    const Visit v = stack.back();
-    stack.pop_back();
-    k.d.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), targets, r, stack);
+  const int nc = static_cast<int>(t.clusters.size());
+  k.d.reset(nc);
+  // The decisions are sets, so the walks from the root visits (a target box and an image each)
+  // run in parallel, each thread deciding into its own sets, merged after: the block does not
+  // depend on the thread count. One destination's walk on one thread held the pack at 2 ranks.
+  const std::vector<Visit> roots = root_visits(r, static_cast<int>(targets.size()));
+  const long nroots = static_cast<long>(roots.size());
+#pragma omp parallel if (nroots > 1)
+  {
+    LetDecisions mine;
+    mine.reset(nc);
+    std::vector<Visit> stack;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (long q = 0; q < nroots; ++q) {
+      stack.assign(1, roots[q]);
+      while (!stack.empty()) {
+        const Visit v = stack.back();
+        stack.pop_back();
+        mine.decide(v, t.clusters[v.cluster], t.proxies_of(v.cluster), targets, r, stack);
+      }
+    }
+#pragma omp critical(plan_let_merge)
+    {
+      for (int c = 0; c < nc; ++c) {
+        k.d.opened[c] |= mine.opened[c];
+        k.d.proxy[c] |= mine.proxy[c];
+      }
+      k.d.sources.insert(k.d.sources.end(), mine.sources.begin(), mine.sources.end());
+    }
   }
   k.plan = plan_let_block(k.d, t.clusters, t.proxy_count);
   k.size = k.plan.size();
