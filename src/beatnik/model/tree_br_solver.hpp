@@ -82,7 +82,8 @@ tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo);
 // with the dry run (app/dry_run_tree.hpp), which must build the same tree.
 void build_source_tree(search::ClusterTree& tree, const double* own, long n, int leaf, tree::SourceTree& t);
 // Which clusters of t get degree-p proxies valid at θ (more sources than proxies) and where: sets
-// proxy_start / proxy_count and sizes t.proxies (zeros); returns each cluster's 3 side degrees.
+// proxy_start / proxy_count and sizes t.proxies (its values left to the upward pass); returns
+// each cluster's 3 side degrees.
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
 
 // One velocity() call on this rank.
