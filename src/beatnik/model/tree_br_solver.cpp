@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -67,6 +68,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     device_ = std::make_unique<TreeSumsDevice>();
     upward_dev_ = std::make_unique<TreeUpward>(space_);
     low_dev_ = std::make_unique<TreeLowPass>(space_);
+    let_copy_ = exec::SegmentCopy(space_);
     dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
   }
 }
@@ -272,6 +274,25 @@ void TreeBRSolver::build() {
   load_.clusters = static_cast<long>(sources_[0].clusters.size());
 }
 
+namespace {
+// BEATNIK_TREE_LET_FILL=trees: -x cuda copies the LET parts into their trees' host arrays and
+// the device pools from those (the path before the parts went to the pools as received).
+bool let_fill_from_trees() {
+  static const bool trees = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_FILL");
+    return e && std::string(e) == "trees";
+  }();
+  return trees;
+}
+}  // namespace
+
+// -x cuda with the LET pushed by NCCL: the blocks' particles and proxies are gathered on the
+// device from the upward pass's copies (exchange_let), so the proxies do not come back to the
+// host, nor the received particles and proxies.
+bool TreeBRSolver::let_on_device() const {
+  return device_ && computes(gate_) && size_ > 1 && let_->sends_from_device() && !let_fill_from_trees();
+}
+
 // Proxy sources of every cluster with more sources than proxies, straight from its sources.
 void TreeBRSolver::upward() {
   tree::SourceTree& t = sources_[0];
@@ -280,10 +301,10 @@ void TreeBRSolver::upward() {
   const std::vector<int> deg = layout_proxies(t, settings_.tree_degree, settings_.tree_theta);
   if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
   if (upward_dev_) {  // -x cuda: the same sums on the device, depth by depth (tree_upward.hpp)
-    // The proxies stay on the device (the far pool copies them there); only the LET, built on the
-    // host, needs them back.
+    // The proxies stay on the device (the far pool copies them there); only a LET packed on the
+    // host needs them back.
     upward_dev_->run(t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg, settings_.tree_degree,
-                     t.proxies.data(), static_cast<long>(t.proxies.size()), size_ > 1);
+                     t.proxies.data(), static_cast<long>(t.proxies.size()), size_ > 1 && !let_on_device());
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
       timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
@@ -296,18 +317,6 @@ void TreeBRSolver::upward() {
       interpolate(cl[c], &deg[3 * c], t.pts.data(), t.n, cl[c].begin, cl[c].end, &t.proxies[t.proxy_start[c]],
                   t.proxy_count[c]);
 }
-
-namespace {
-// BEATNIK_TREE_LET_FILL=trees: -x cuda copies the LET parts into their trees' host arrays and
-// the device pools from those (the path before the parts went to the pools as received).
-bool let_fill_from_trees() {
-  static const bool trees = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_FILL");
-    return e && std::string(e) == "trees";
-  }();
-  return trees;
-}
-}  // namespace
 
 // Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
 // proxies, on the host (tree_low.hpp).
@@ -382,6 +391,7 @@ void TreeBRSolver::exchange_let() {
     load_.let_bytes += walk.fetched() * long(sizeof(double));
   } else {
     double* send = nullptr;
+    bool on_device = false;
     {
       // Every destination's block planned (each walk over every thread), placed in rank order,
       // then written in place (in parallel) in the strategy's send buffer.
@@ -401,10 +411,13 @@ void TreeBRSolver::exchange_let() {
 #pragma omp parallel for schedule(dynamic, 1)
       for (int r = 0; r < size_; ++r) tree::write_let_nodes(sources_[0], blocks[r], send + at[r], copies[r]);
       for (int r = 1; r < size_; ++r) copies[0].insert(copies[0].end(), copies[r].begin(), copies[r].end());
-      tree::copy_pieces(copies[0]);
+      on_device = let_on_device() && upward_dev_->device_sources();
+      if (on_device) pack_let_device(send, at, copies[0]);
+      else tree::copy_pieces(copies[0]);
     }
     Timers::Scope t(timers_, "br.tree.let.exchange");
-    in = let_->exchange(let_send_counts_, send, let_recv_counts_);
+    in = on_device ? let_->exchange_device(let_send_counts_, let_recv_counts_, tree::kLetHeader, tree::let_host_doubles)
+                   : let_->exchange(let_send_counts_, send, let_recv_counts_);
   }
   Timers::Scope t(timers_, "br.tree.let.unpack");
   std::vector<long> from;  // the received blocks' offsets, rank order
@@ -456,6 +469,27 @@ void TreeBRSolver::exchange_let() {
     load_.let_particles += sources_[s].n;
   }
   for (long c : let_send_counts_) load_.let_bytes += c * long(sizeof(double));
+}
+
+// The blocks in the device send buffer: the header and nodes written on the host (`send`, the
+// blocks at `at`) go up, and the particles' and proxies' pieces are gathered on the device from
+// the upward pass's copies of this rank's sources and proxies (the host arrays' layout).
+void TreeBRSolver::pack_let_device(const double* send, const std::vector<long>& at, std::vector<tree::LetCopy>& copies) {
+  double* dev = let_->device_send_buffer(at[size_]);
+  for (int r = 0; r < size_; ++r)
+    if (at[r + 1] > at[r])
+      exec::copy(dev + at[r], space_, send + at[r], exec::Space::Host, size_t(tree::let_host_doubles(send + at[r])));
+  const tree::SourceTree& t = sources_[0];
+  const double *pts = t.pts.data(), *dev_pts = upward_dev_->device_sources();
+  const double *prox = t.proxies.data(), *dev_prox = upward_dev_->device_proxies();
+  const std::less<const double*> before;
+  std::vector<exec::SegmentCopy::Piece> pieces;
+  pieces.reserve(copies.size());
+  for (const tree::LetCopy& c : copies) {
+    const bool particles = !before(c.src, pts) && before(c.src, pts + t.pts.size());
+    pieces.push_back({particles ? dev_pts + (c.src - pts) : dev_prox + (c.src - prox), dev + (c.dst - send), c.n});
+  }
+  let_copy_.run(pieces);
 }
 
 int TreeBRSolver::batches() const { return nown_ > 0 ? static_cast<int>(tree_.leaves().size()) : 0; }

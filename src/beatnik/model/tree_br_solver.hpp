@@ -48,6 +48,7 @@
 #include "beatnik/comm/migrate/migrator.hpp"
 #include "beatnik/exec/counting_sort.hpp"
 #include "beatnik/exec/memory.hpp"
+#include "beatnik/exec/segment_copy.hpp"
 #include "beatnik/mesh/spatial_decomposition.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/br_solver.hpp"
@@ -148,6 +149,8 @@ class TreeBRSolver : public BRSolver {
   void build();
   void upward();
   void exchange_let();
+  bool let_on_device() const;
+  void pack_let_device(const double* send, const std::vector<long>& at, std::vector<tree::LetCopy>& copies);
   void low_sets(int tree);
   void low_device();
   int cheapest_low(const tree::Ball& batch, int tree, int cluster, int mx, int my, double margin = 1.0) const;
@@ -248,6 +251,7 @@ class TreeBRSolver : public BRSolver {
     exec::Space space;  // Device: the NCCL receive buffer; Host: the blocks in host memory
   };
   std::vector<LetArrays> let_in_;  // per LET part (sources_[1 + k])
+  exec::SegmentCopy let_copy_{exec::Space::Host};  // -x cuda: the LET's pieces gathered on the device
   std::vector<std::vector<Term>> near_, far_, edge_;  // per batch (leaf)
   std::vector<std::vector<Term>> cc_;         // per own cluster: its cluster–cluster terms (dual)
   std::vector<int> leaf_of_, parent_;         // own cluster -> batch (−1: internal), parent (−1: root)

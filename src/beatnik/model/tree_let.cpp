@@ -8,7 +8,7 @@
 namespace beatnik::model::tree {
 namespace {
 
-constexpr int kHeader = 3;     // clusters, particles, proxy doubles
+constexpr int kHeader = static_cast<int>(kLetHeader);  // clusters, particles, proxy doubles
 constexpr int kNodeWidth = 11;  // lo[3], hi[3], begin, end (−1: not full), child[2] (−1: not opened), proxies
 
 // Sources needed before tree position k: the runs (sorted, disjoint) with their prefix sums.
@@ -282,8 +282,10 @@ long pack_let(const SourceTree& t, const std::vector<search::Cluster>& targets, 
   return k.size;
 }
 
+long let_host_doubles(const double* b) { return kHeader + long(kNodeWidth) * static_cast<long>(b[0]); }
+
 std::pair<long, long> let_arrays(const double* b) {
-  const long parts = kHeader + long(kNodeWidth) * static_cast<long>(b[0]);
+  const long parts = let_host_doubles(b);
   return {parts, parts + 6 * static_cast<long>(b[1])};
 }
 

@@ -204,5 +204,10 @@ SourceTree unpack_let(const double* block, long size);
 void unpack_let(const double* block, long size, SourceTree& t, bool arrays = true);
 // Where block `b`'s particles ([0]) and proxies ([1]) lie in it: offsets in doubles.
 std::pair<long, long> let_arrays(const double* block);
+// What of a block its receiver reads on the host when the particles and proxies stay on the
+// device (unpack_let without arrays): the header, kLetHeader doubles, and the nodes after it;
+// let_host_doubles(block) counts both from the header.
+inline constexpr long kLetHeader = 3;
+long let_host_doubles(const double* block);
 
 }  // namespace beatnik::model::tree

@@ -35,6 +35,13 @@ const double* LetExchange::exchange(const std::vector<long>& send_counts, const 
   return strategy_->exchange(send_counts, send, recv_counts);
 }
 
+const double* LetExchange::exchange_device(const std::vector<long>& send_counts, std::vector<long>& recv_counts,
+                                           long head, const std::function<long(const double*)>& host_part) {
+  if (static_cast<int>(send_counts.size()) != size_ || send_counts[rank_] != 0)
+    throw Error("LET: one block per rank, none for this rank itself");
+  return strategy_->exchange_device(send_counts, recv_counts, head, host_part);
+}
+
 double* let::Strategy::send_buffer(long doubles) {
   exec::grow(send_, exec::Space::Host, std::size_t(doubles));
   return send_.data();

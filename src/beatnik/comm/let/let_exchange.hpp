@@ -9,6 +9,7 @@
 // one-sided calls (NCCL has no get).
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ class LetExchange {
   const double* exchange(const std::vector<long>& send_counts, const double* send, std::vector<long>& recv_counts);
   // See let::Strategy::device_blocks (null unless the blocks came by NCCL).
   const double* device_blocks() const { return strategy_->device_blocks(); }
+  // The blocks laid out in device memory (NCCL): see let::Strategy::exchange_device.
+  bool sends_from_device() const { return strategy_->sends_from_device(); }
+  double* device_send_buffer(long doubles) { return strategy_->device_send_buffer(doubles); }
+  const double* exchange_device(const std::vector<long>& send_counts, std::vector<long>& recv_counts, long head,
+                                const std::function<long(const double*)>& host_part);
   // Whether the strategy pulls (then call pull(), not exchange()).
   bool pulls() const { return strategy_->pulls(); }
   // Collective: see let::Strategy::pull.

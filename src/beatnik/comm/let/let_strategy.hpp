@@ -9,6 +9,8 @@
 // its bytes under the pattern "let".
 #include <mpi.h>
 
+#include <functional>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +49,19 @@ class Strategy {
   // The last exchange()'s blocks in device memory at the same offsets, or null (host MPI): with
   // NCCL they arrive there, so the tree solver's device pools copy them device to device.
   virtual const double* device_blocks() const { return nullptr; }
+  // Whether the blocks may be laid out in device memory instead (NCCL): device_send_buffer and
+  // exchange_device then replace send_buffer's device copy and exchange's copy back.
+  virtual bool sends_from_device() const { return false; }
+  // `doubles` of device memory for exchange_device's blocks, laid out as exchange's `send`.
+  virtual double* device_send_buffer(long) { throw Error("LET: this strategy sends from host memory"); }
+  // Collective, sends_from_device(): exchange() from the device send buffer. The blocks received
+  // stay in device memory (device_blocks()); of each only what its receiver reads on the host
+  // comes back, at the same offsets of the returned host memory: its first `head` doubles, then
+  // up to host_part(those) in all.
+  virtual const double* exchange_device(const std::vector<long>&, std::vector<long>&, long,
+                                        const std::function<long(const double*)>&) {
+    throw Error("LET: this strategy sends from host memory");
+  }
   // Whether the tree solver calls pull() instead of exchange().
   virtual bool pulls() const { return false; }
   // Collective (pull strategies). `mine`: this rank's sections, read during the call. Sets

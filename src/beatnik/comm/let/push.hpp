@@ -7,7 +7,8 @@
 // tree and its blocks are made on the host, so they are written to page-locked memory, copied
 // to the device, exchanged by the migration pattern's NCCL path (counts by MPI_Alltoall, the
 // blocks by grouped NCCL sends and receives, whatever the strategy's name) and copied back to
-// page-locked memory for the unpack. With a staged or CUDA-aware transport they stay on the host
+// page-locked memory for the unpack; or (exchange_device) the caller lays them out on the device
+// and only what it reads on the host comes back. With a staged or CUDA-aware transport they stay on the host
 // path: the blocks are host bytes already, which is what those transports hand MPI.
 #include <memory>
 
@@ -23,6 +24,10 @@ class Push final : public Strategy {
   const double* exchange(const std::vector<long>& send_counts, const double* send,
                          std::vector<long>& recv_counts) override;
   const double* device_blocks() const override { return nccl_ ? dev_recv_.data() : nullptr; }
+  bool sends_from_device() const override { return nccl_; }
+  double* device_send_buffer(long doubles) override;
+  const double* exchange_device(const std::vector<long>& send_counts, std::vector<long>& recv_counts, long head,
+                                const std::function<long(const double*)>& host_part) override;
   std::size_t buffer_bytes() const override;
 
  private:

@@ -1,0 +1,51 @@
+// The pieces' copies (segment_copy.hpp). Compiled by nvcc in the CUDA build (the lambda runs as a
+// device kernel there), by the host compiler otherwise.
+#include "beatnik/exec/segment_copy.hpp"
+
+#include <algorithm>
+
+#include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/scratch.hpp"
+
+namespace beatnik::exec {
+namespace {
+
+// A free function: nvcc's extended lambdas may not live in a member function of a class with
+// private members.
+void copy_items(Space s, const SegmentCopy::Piece* P, const long* start, int np, long total) {
+  parallel_for(s, total, [=] BEATNIK_HOST_DEVICE(long i) {
+    int lo = 0, hi = np - 1;  // the last piece starting at or before i
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (start[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    P[lo].dst[i - start[lo]] = P[lo].src[i - start[lo]];
+  });
+}
+
+}  // namespace
+
+void SegmentCopy::run(const std::vector<Piece>& pieces) {
+  std::vector<Piece> kept;
+  kept.reserve(pieces.size());
+  for (const Piece& p : pieces)
+    if (p.n > 0) kept.push_back(p);
+  if (kept.empty()) return;
+  const int np = static_cast<int>(kept.size());
+  std::vector<long> start(np + 1, 0);
+  for (int k = 0; k < np; ++k) start[k + 1] = start[k] + kept[k].n;
+  if (space_ == Space::Host) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < np; ++k) std::copy(kept[k].src, kept[k].src + kept[k].n, kept[k].dst);
+    return;
+  }
+  grow(pieces_, space_, size_t(np));
+  grow(start_, space_, size_t(np) + 1);
+  copy(pieces_.data(), space_, kept.data(), Space::Host, size_t(np));
+  copy(start_.data(), space_, start.data(), Space::Host, size_t(np) + 1);
+  copy_items(space_, pieces_.data(), start_.data(), np, start[np]);
+  fence(space_);
+}
+
+}  // namespace beatnik::exec
