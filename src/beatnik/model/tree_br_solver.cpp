@@ -284,13 +284,23 @@ bool let_fill_from_trees() {
   }();
   return trees;
 }
+// BEATNIK_TREE_LET_PACK=host: the LET over NCCL packed on the host and copied up and back whole
+// (the path before the device pack; the A/B).
+bool let_pack_on_host() {
+  static const bool host = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_PACK");
+    return e && std::string(e) == "host";
+  }();
+  return host;
+}
 }  // namespace
 
 // -x cuda with the LET pushed by NCCL: the blocks' particles and proxies are gathered on the
 // device from the upward pass's copies (exchange_let), so the proxies do not come back to the
 // host, nor the received particles and proxies.
 bool TreeBRSolver::let_on_device() const {
-  return device_ && computes(gate_) && size_ > 1 && let_->sends_from_device() && !let_fill_from_trees();
+  return device_ && computes(gate_) && size_ > 1 && let_->sends_from_device() && !let_fill_from_trees() &&
+         !let_pack_on_host();
 }
 
 // Proxy sources of every cluster with more sources than proxies, straight from its sources.
