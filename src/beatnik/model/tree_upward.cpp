@@ -13,15 +13,6 @@ namespace beatnik::model {
 namespace {
 
 constexpr long kChunk = 256;  // sources per partial sum: enough items to fill a GPU at every depth
-// Proxies along the first dimension one item of pass 2 sums: it reads a source's L_b, L_c and
-// charges once for all of them (one proxy per item was bound by those loads, not arithmetic).
-constexpr int kRow = 9;
-BEATNIK_HOST_DEVICE inline int row_blocks(int n0) { return (n0 + kRow - 1) / kRow; }
-#if defined(__CUDACC__)
-#define UPWARD_UNROLL _Pragma("unroll")
-#else
-#define UPWARD_UNROLL _Pragma("GCC unroll 9")
-#endif
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -97,7 +88,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
         H.push_back({static_cast<int>(G.size()), L.slots + (k - cl[c].begin), L.slots + (e - cl[c].begin), k, L.parts,
                      L.citems});
         L.parts += 3L * g.m;
-        L.citems += long(row_blocks(g.dg[0] + 1)) * (g.dg[1] + 1) * (g.dg[2] + 1);
+        L.citems += g.m;
       }
       g.chunk1 = static_cast<int>(H.size());
       L.slots += cl[c].count();
@@ -142,38 +133,26 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       const double* nd = N + size_t(lo) * NW;
       for (int d = 0; d < 3; ++d) tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, T + i * W + d * p1);
     });
-    // (2) Per chunk and proxy: Σ over the chunk's sources, in order; an item takes up to kRow
-    // proxies a, a+1, … of one (b, c), each product formed as (L_a·L_b)·L_c as before.
+    // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
     exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
       const int lo = last_at_most(HH, h0, h1, i, &Chunk::item);
       const Chunk& h = HH[lo];
       const Grid& g = GG[h.grid];
-      const int row = static_cast<int>(i - h.item), n0 = g.dg[0] + 1, n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
-      const int a0 = (row / (n1 * n2)) * kRow, b = (row / n2) % n1, e = row % n2;
-      const int na = n0 - a0 < kRow ? n0 - a0 : kRow;
-      double s0[kRow], s1[kRow], s2[kRow];
-      for (int j = 0; j < kRow; ++j) s0[j] = s1[j] = s2[j] = 0.0;
+      const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
+      const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0;
       for (long r = h.slot0; r < h.slot1; ++r) {
         const double* Lr = T + r * W;
         const long k = h.k0 + (r - h.slot0);
-        const double lb = Lr[p1 + b], lc = Lr[2 * p1 + e];
-        const double q0 = P[3 * n + k], q1 = P[4 * n + k], q2 = P[5 * n + k];
-        UPWARD_UNROLL
-        for (int j = 0; j < kRow; ++j)
-          if (j < na) {
-            const double f = Lr[a0 + j] * lb * lc;
-            s0[j] += f * q0;
-            s1[j] += f * q1;
-            s2[j] += f * q2;
-          }
+        const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+        s0 += f * P[3 * n + k];
+        s1 += f * P[4 * n + k];
+        s2 += f * P[5 * n + k];
       }
       double* o = part + h.part;
-      for (int j = 0; j < na; ++j) {
-        const int idx = ((a0 + j) * n1 + b) * n2 + e;
-        o[idx] = s0[j];
-        o[g.m + idx] = s1[j];
-        o[2 * g.m + idx] = s2[j];
-      }
+      o[idx] = s0;
+      o[g.m + idx] = s1;
+      o[2 * g.m + idx] = s2;
     });
     // (3) Per proxy: its point, and its chunks summed in chunk order.
     exec::parallel_for(S, gitems, [=] BEATNIK_HOST_DEVICE(long i) {

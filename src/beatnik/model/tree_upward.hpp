@@ -9,7 +9,7 @@
 // most of the sources, so one thread (or block) per cluster would leave the machine idle. The
 // clusters of one depth are disjoint, so per depth: (1) every source's Lagrange values on its
 // cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
-// kChunk sources (an item per chunk and row of proxies); (3) each proxy's chunks summed in chunk order
+// kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
 // (one item per proxy), so the result does not depend on the thread count.
 #include <vector>
 
@@ -47,7 +47,7 @@ class TreeUpward {
     int grid;
     long slot0, slot1, k0;
     long part;  // offset of its 3·m partial sums (per level)
-    long item;  // its first item among the level's pass-2 items (up to kRow proxies of a chunk each)
+    long item;  // its first item among the level's (chunk, proxy) items (pass 2)
   };
 
  private:
