@@ -53,6 +53,7 @@
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_build_device.hpp"
 #include "beatnik/model/tree_edge_device.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
@@ -272,6 +273,9 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
   std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
   std::unique_ptr<TreeEdgeDevice> edge_dev_;  // -x cuda: the edge terms' tables and sums on the device
+  std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
+  exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles for the device build
+  bool local_ = false;  // this call: one rank, device build: no migration, the particles stay in dev_pts_
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -27,9 +27,16 @@ class ClusterTree {
   const std::vector<int>& leaves() const { return leaves_; }      // in tree order
   // Tree position -> original index.
   const std::vector<long>& order() const { return order_; }
+  // The clusters of a tree over n points (leaf as build): begin, end and children, boxes zero.
+  // The shape depends on the counts alone, so a build elsewhere (model/tree_build_device.hpp)
+  // lays its clusters out by it.
+  static std::vector<Cluster> shape(long n, int leaf);
+  // A tree built elsewhere: its clusters (shape's, with their boxes) and order.
+  void assign(std::vector<Cluster> nodes, std::vector<long> order);
 
  private:
   void split(int node, const double* const* xyz, int leaf);
+  void find_leaves();
   std::vector<Cluster> nodes_;
   std::vector<int> leaves_;
   std::vector<long> order_;
