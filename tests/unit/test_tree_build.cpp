@@ -1,6 +1,7 @@
 // The tree solver's level-by-level build (model/tree_build_device.hpp) against the host's
 // search::ClusterTree::build: the same clusters (begin, end, children), the same boxes, the same
-// point set in every cluster, the particles in its tree order; on random points, on snapped ones
+// point set in every cluster and the same order (the host sorts its leaves as the device build
+// does), the particles in its tree order; on random points, on snapped ones
 // (ties in x and y, −0 beside +0), on a grid in surface order (every coordinate tied many times,
 // z all equal), n not a power of two, a root that is a leaf, one point and none. Built twice:
 // host (test_tree_build) and, in the CUDA build, device (test_tree_build_device, needs a GPU).
@@ -54,6 +55,8 @@ void check(const std::vector<double>& pts, long n, int leaf) {
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(host.leaves(), got.leaves());
   ASSERT_EQ(static_cast<long>(got.order().size()), n);
+  // The host's leaves are in the device build's order too (cluster_tree.hpp): the same order.
+  EXPECT_EQ(host.order(), got.order());
   for (size_t c = 0; c < a.size(); ++c) {
     SCOPED_TRACE("cluster " + std::to_string(c));
     ASSERT_EQ(a[c].begin, b[c].begin);

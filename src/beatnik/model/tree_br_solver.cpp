@@ -31,17 +31,13 @@ TreeParameters tree_parameters(double tolerance) {
   return {0.3, 16};
 }
 
-namespace {
-// BEATNIK_TREE_BUILD=host: -x cuda builds the tree on the host from copied particles (the path
-// before the device build, model/tree_build_device.hpp; the A/B).
-bool host_tree_build() {
-  static const bool host = [] {
+bool tree_device_build() {
+  static const bool device = [] {
     const char* e = std::getenv("BEATNIK_TREE_BUILD");
-    return e && std::string(e) == "host";
+    return !(e && std::string(e) == "host");
   }();
-  return host;
+  return device;
 }
-}  // namespace
 
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
                            double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate)
@@ -81,7 +77,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     upward_dev_ = std::make_unique<TreeUpward>(space_);
     low_dev_ = std::make_unique<TreeLowPass>(space_);
     dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
-    if (!host_tree_build()) build_dev_ = std::make_unique<TreeBuildDevice>(space_);
+    if (tree_device_build()) build_dev_ = std::make_unique<TreeBuildDevice>(space_);
   }
 }
 

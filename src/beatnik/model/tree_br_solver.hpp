@@ -20,15 +20,20 @@
 // the interval of C's sources its window holds through prefix proxy sets. With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// Any rank count; with -x cuda the upward pass (model/tree_upward.hpp), the lower-degree sets'
+// Any rank count; with -x cuda the tree build (model/tree_build_device.hpp: the host's clusters,
+// the sources left on the device in tree order; BEATNIK_TREE_BUILD=host builds on the host), the
+// upward pass (model/tree_upward.hpp), the lower-degree sets'
 // strengths (model/tree_low_device.hpp), the near and far sums (model/tree_sums_device.hpp) and
-// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device, everything
-// else on the host from copied positions: the particles live on the cutoff
+// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device; the LET, the
+// lists and the lower-degree sets' layout on the host from the tree's clusters (downloaded), and
+// with several ranks from the particles in tree order (downloaded). On one rank with the device
+// build the particles never leave the device (no migration: the velocities come back in tree
+// order and go into the field by the tree's order). Otherwise the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
+// br.tree.build (-x cuda: .kernel, .copy), br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
 // strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
 // .far.kernel, which overlap the host's .lists, then .edge (host: keys, term lists, queueing the
@@ -85,6 +90,12 @@ void build_source_tree(search::ClusterTree& tree, const double* own, long n, int
 // Which clusters of t get degree-p proxies valid at θ (more sources than proxies) and where: sets
 // proxy_start / proxy_count and sizes t.proxies (zeros); returns each cluster's 3 side degrees.
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
+
+// -x cuda builds the source tree on the device (model/tree_build_device.hpp) unless the
+// environment sets BEATNIK_TREE_BUILD=host (the host build from copied particles, as before; the
+// A/B). On one rank the device build's particles then stay on the device: no migration (the dry
+// run plans none).
+bool tree_device_build();
 
 // One velocity() call on this rank.
 struct TreeLoad {

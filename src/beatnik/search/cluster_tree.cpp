@@ -96,8 +96,12 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   const long mid = b + (e - b) / 2;
   const double* v = xyz[dim];
   // Ties broken by the original index: the order is a function of the points alone.
-  std::nth_element(order_.begin() + b, order_.begin() + mid, order_.begin() + e,
-                   [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); });
+  const auto less = [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); };
+  std::nth_element(order_.begin() + b, order_.begin() + mid, order_.begin() + e, less);
+  // A half that is a leaf in that order too (a leaf's order is the tree order's only freedom):
+  // the order the device build gives (model/tree_build_device.hpp), so both give the same bits.
+  if (mid - b <= leaf) std::sort(order_.begin() + b, order_.begin() + mid, less);
+  if (e - mid <= leaf) std::sort(order_.begin() + mid, order_.begin() + e, less);
   const int c0 = node + 1, c1 = node + 1 + static_cast<int>(subtree_size(mid - b, leaf));
   nodes_[node].child[0] = c0;
   nodes_[node].child[1] = c1;

@@ -3,7 +3,8 @@
 // the points in tree order and its tight bounding box; a cluster with more than `leaf` points
 // is cut in two at the median of its box's longest side. The treecode's source tree and its
 // target batches (its leaves) are the same tree. Deterministic: the same points give the same
-// tree on every run.
+// tree on every run. Inside a leaf (other than the root) the points are in (coordinate, index)
+// order along its parent's cut, the order model/tree_build_device.hpp gives on the device.
 #include <vector>
 
 namespace beatnik::search {
