@@ -16,6 +16,7 @@
 #include "beatnik/mesh/decomposition.hpp"
 #include "beatnik/mesh/surface_mesh.hpp"
 #include "beatnik/model/cutoff_br_solver.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
 #include "beatnik/model/state.hpp"
 
 namespace beatnik::app {
@@ -115,23 +116,30 @@ void plan_cutoff(Planner& p, const RunConfig& c, int ranks) {
 // to_surface.
 void plan_tree(Planner& p, const RunConfig& c, int ranks, bool record) {
   const TreeCallEstimate e = estimate_tree_call(c);
+  // -x cuda on one rank with the device build: the particles never leave the device, no migration.
+  const bool migrates = !(ranks == 1 && c.space == exec::Space::Device && model::tree_device_build());
   if (e.pulled && record)
     p.out.unplanned.push_back("let: the rma strategy's one-sided gets are not replayed as messages");
   for (int k = 0; k < kDryRunBRCallsPerStep; ++k) {
     for (int g = 0; g < ranks; ++g) {
-      plan_migration(p, e.to_spatial, g);
+      if (migrates) plan_migration(p, e.to_spatial, g);
       for (const auto& [peer, bytes] : e.let[g]) {
         if (e.pulled) p.get("let", g, peer, bytes);
         else p.message("let", g, peer, bytes);
       }
-      p.call("migrate", g);
-      p.call("migrate", g);
+      if (migrates) {
+        p.call("migrate", g);
+        p.call("migrate", g);
+      }
       p.call("let", g);
     }
   }
   if (e.pulled) p.out.exchanges.erase("let");
   p.out.estimated = {"let", "migrate"};
   p.out.notes.push_back(estimated_note("migrate and let"));
+  if (!migrates)
+    p.out.notes.push_back("-S tree -x cuda on one rank: the tree is built on the device from the particles there, "
+                          "which are not migrated (BEATNIK_TREE_BUILD=host: the host build and its migration)");
   if (c.space == exec::Space::Device)
     p.out.notes.push_back("-S tree -x cuda: the migration and the LET travel through host MPI whatever the GPU "
                           "transport (the tree's lists are built on the host); the device forms the host's edge "

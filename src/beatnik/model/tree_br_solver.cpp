@@ -13,6 +13,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
@@ -29,6 +30,14 @@ TreeParameters tree_parameters(double tolerance) {
   if (tolerance >= 1e-6) return {0.4, 8};
   if (tolerance >= 1e-9) return {0.4, 12};
   return {0.3, 16};
+}
+
+bool tree_device_build() {
+  static const bool device = [] {
+    const char* e = std::getenv("BEATNIK_TREE_BUILD");
+    return !(e && std::string(e) == "host");
+  }();
+  return device;
 }
 
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
@@ -70,6 +79,7 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     low_dev_ = std::make_unique<TreeLowPass>(space_);
     let_copy_ = exec::SegmentCopy(space_);
     dev_pts_ = exec::Buffer<double>(space_, 6 * n_);
+    if (tree_device_build()) build_dev_ = std::make_unique<TreeBuildDevice>(space_);
   }
 }
 
@@ -105,13 +115,23 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   load_.surface = n_;
   {
     Timers::Scope t(timers_, "br.tree.to_spatial");
-    if (device_) {  // positions from the device state; the tree work is the host's
+    local_ = false;
+    if (device_) {  // positions from the device state
       pack_br_particles(mesh_, settings_, space_, state, omega, dev_pts_.data());
-      exec::copy(pts_.data(), exec::Space::Host, dev_pts_.data(), space_, 6 * n_);
+      if (build_dev_ && size_ == 1) {
+        // One rank, the tree built on the device: every particle stays here in surface order
+        // (the migration would be the identity), the tree is built straight from dev_pts_.
+        local_ = true;
+        broken_ = !build_dev_->finite(dev_pts_.data(), 3 * n_);
+        nown_ = n_;
+      } else {
+        exec::copy(pts_.data(), exec::Space::Host, dev_pts_.data(), space_, 6 * n_);
+        to_spatial();
+      }
     } else {
       pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
+      to_spatial();
     }
-    to_spatial();
   }
   if (broken_ && device_) {
     tree_nan_field(mesh_, out);
@@ -264,12 +284,49 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
 // The tree over the owned particles, and the particles in tree order (sources_[0]).
 void TreeBRSolver::build() {
   const long n = nown_;
+  if (sources_.empty()) sources_.resize(1);  // the LET parts after it are unpacked into again (exchange_let)
+  if (build_dev_) {  // -x cuda: on the device (tree_build_device.hpp)
+    double up_s = 0.0;
+    const double* src = dev_pts_.data();  // one rank: surface order, as packed
+    if (!local_) {  // several ranks: the received particles, transposed on the host, up
+      const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+      const double t0 = now();
+      own_.resize(6 * n);
+      const double* rec = recv_.data();
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
+      exec::grow(dev_own_, space_, std::max<size_t>(6 * n, 1));
+      exec::copy(dev_own_.data(), space_, own_.data(), exec::Space::Host, 6 * n);
+      src = dev_own_.data();
+      up_s = now() - t0;
+    }
+    build_dev_->run(src, n, settings_.tree_leaf, tree_);
+    tree::SourceTree& t = sources_[0];
+    t.n = n;
+    t.remote = false;
+    t.clusters = tree_.clusters();
+    t.full.assign(t.clusters.size(), 1);
+    // The host copy of the particles in tree order: the LET's blocks packed on the host (several
+    // ranks, unless let_on_device) and a skeleton's host phases read it; otherwise only its
+    // address and length are (the sums' pools and the device pack read the device build's array).
+    const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    const double t1 = now();
+    t.pts.resize(6 * n);
+    if ((size_ > 1 && !let_on_device()) || !computes(gate_)) build_dev_->download(t.pts.data());
+    const double down_s = now() - t1;
+    if (timers_) {
+      timers_->add("br.tree.build.copy", up_s + build_dev_->copy_s + down_s);
+      timers_->add("br.tree.build.kernel", build_dev_->kernel_s);
+    }
+    load_.clusters = static_cast<long>(t.clusters.size());
+    return;
+  }
   own_.resize(6 * n);
   const double* rec = recv_.data();
 #pragma omp parallel for
   for (long k = 0; k < n; ++k)
     for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
-  if (sources_.empty()) sources_.resize(1);  // the LET parts after it are unpacked into again (exchange_let)
   build_source_tree(tree_, own_.data(), n, settings_.tree_leaf, sources_[0]);
   load_.clusters = static_cast<long>(sources_[0].clusters.size());
 }
@@ -312,9 +369,11 @@ void TreeBRSolver::upward() {
   if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
   if (upward_dev_) {  // -x cuda: the same sums on the device, depth by depth (tree_upward.hpp)
     // The proxies stay on the device (the far pool copies them there); only a LET packed on the
-    // host needs them back.
-    upward_dev_->run(t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg, settings_.tree_degree,
-                     t.proxies.data(), static_cast<long>(t.proxies.size()), size_ > 1 && !let_on_device());
+    // host needs them back. With the device build its sources are already there in tree order
+    // (no upload).
+    upward_dev_->run(build_dev_ ? build_dev_->sources() : t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg,
+                     settings_.tree_degree, t.proxies.data(), static_cast<long>(t.proxies.size()),
+                     size_ > 1 && !let_on_device(), build_dev_ != nullptr);
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
       timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
@@ -997,8 +1056,15 @@ void TreeBRSolver::compute_device() {
 // Velocities back to the surface owners, block by block in the order they came, then into `out`.
 void TreeBRSolver::to_surface(const mesh::Field& out) {
   const long n = nown_;
-  back_send_.resize(3 * n);
   const std::vector<long>& order = tree_.order();  // tree position -> received particle
+  if (local_) {  // one rank, no migration: tree position -> surface node
+#pragma omp parallel for
+    for (long q = 0; q < n; ++q)
+      for (int c = 0; c < 3; ++c) pts_[c * n + order[q]] = acc_near_[c * n + q] + acc_far_[c * n + q];
+    tree_velocity_to_field(mesh_, pts_.data(), out, dev_out_);
+    return;
+  }
+  back_send_.resize(3 * n);
 #pragma omp parallel for
   for (long q = 0; q < n; ++q)
     for (int c = 0; c < 3; ++c) back_send_[order[q] * 3 + c] = acc_near_[c * n + q] + acc_far_[c * n + q];

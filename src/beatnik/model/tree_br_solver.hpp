@@ -20,15 +20,20 @@
 // the interval of C's sources its window holds through prefix proxy sets. With θ = 0 every pair is
 // summed directly: the exact solver's sum up to the order of the additions.
 //
-// Any rank count; with -x cuda the upward pass (model/tree_upward.hpp), the lower-degree sets'
+// Any rank count; with -x cuda the tree build (model/tree_build_device.hpp: the host's clusters,
+// the sources left on the device in tree order; BEATNIK_TREE_BUILD=host builds on the host), the
+// upward pass (model/tree_upward.hpp), the lower-degree sets'
 // strengths (model/tree_low_device.hpp), the near and far sums (model/tree_sums_device.hpp) and
-// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device, everything
-// else on the host from copied positions: the particles live on the cutoff
+// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device; the LET, the
+// lists and the lower-degree sets' layout on the host from the tree's clusters (downloaded), and
+// with several ranks from the particles in tree order (downloaded). On one rank with the device
+// build the particles never leave the device (no migration: the velocities come back in tree
+// order and go into the field by the tree's order). Otherwise the particles live on the cutoff
 // solver's spatial decomposition (--spatial-partition) and travel there and back by the
 // migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
-// br.tree.build, br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
+// br.tree.build (-x cuda: .kernel, .copy), br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
 // strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
 // .far.kernel, which overlap the host's .lists, then .edge (host: keys, term lists, queueing the
@@ -54,6 +59,7 @@
 #include "beatnik/model/br_solver.hpp"
 #include "beatnik/model/parameters.hpp"
 #include "beatnik/model/tree_edge.hpp"
+#include "beatnik/model/tree_build_device.hpp"
 #include "beatnik/model/tree_edge_device.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
@@ -86,6 +92,12 @@ void build_source_tree(search::ClusterTree& tree, const double* own, long n, int
 // proxy_start / proxy_count and sizes t.proxies (its values left to the upward pass); returns
 // each cluster's 3 side degrees.
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
+
+// -x cuda builds the source tree on the device (model/tree_build_device.hpp) unless the
+// environment sets BEATNIK_TREE_BUILD=host (the host build from copied particles, as before; the
+// A/B). On one rank the device build's particles then stay on the device: no migration (the dry
+// run plans none).
+bool tree_device_build();
 
 // One velocity() call on this rank.
 struct TreeLoad {
@@ -277,6 +289,9 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
   std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
   std::unique_ptr<TreeEdgeDevice> edge_dev_;  // -x cuda: the edge terms' tables and sums on the device
+  std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
+  exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles for the device build
+  bool local_ = false;  // this call: one rank, device build: no migration, the particles stay in dev_pts_
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -56,9 +56,11 @@ TreeUpward::TreeUpward(exec::Space space)
 
 void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
                      const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-                     bool download) {
+                     bool download, bool pts_on_device) {
   const exec::Space S = space_;
   dev_pts_ = dev_proxies_ = nullptr;
+  const bool resident = pts_on_device && S != exec::Space::Host;
+  if (resident) dev_pts_ = pts;  // the pools copy them from here even when no cluster has a grid
   upload_s = kernel_s = download_s = 0;
   double t = now();
   // Depths (a child comes after its parent in cluster order), then the grids of each depth.
@@ -106,7 +108,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     levels.push_back(L);
   }
   if (G.empty()) return;
-  const double* P = place(pts_, S, pts, 6 * size_t(n));
+  const double* P = resident ? pts : place(pts_, S, pts, 6 * size_t(n));
   const double* N = place(nodes_, S, nodes.data(), nodes.size());
   const Grid* GG = place(grids_, S, G.data(), G.size());
   const Chunk* HH = place(chunks_, S, H.data(), H.size());

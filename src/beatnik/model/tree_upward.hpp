@@ -21,13 +21,14 @@ namespace beatnik::model {
 class TreeUpward {
  public:
   explicit TreeUpward(exec::Space space);
-  // Sources pts (host, [x|y|z|qx|qy|qz], n each, tree order); cluster c has a grid when
+  // Sources pts ([x|y|z|qx|qy|qz], n each, tree order; host, or with pts_on_device already in
+  // this space: the device build's, model/tree_build_device.hpp); cluster c has a grid when
   // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
   // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
   // doubles; on the device only, without `download`). p bounds every side's degree.
   void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
            const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-           bool download = true);
+           bool download = true, bool pts_on_device = false);
   // After a device run: its copy of the sources and the proxies it computed (null when no
   // cluster had a grid: nothing was uploaded), which the far and near pools copy on the device.
   const double* device_sources() const { return dev_pts_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace beatnik::search {
 
@@ -34,9 +35,39 @@ void ClusterTree::build(const double* x, const double* y, const double* z, long 
 #pragma omp parallel if (n >= kTaskPoints)
 #pragma omp single
   split(0, xyz, static_cast<int>(lf));
+  find_leaves();
+}
+
+void ClusterTree::find_leaves() {
   leaves_.clear();
   for (int c = 0; c < static_cast<int>(nodes_.size()); ++c)
     if (nodes_[c].leaf()) leaves_.push_back(c);  // depth-first order: tree order
+}
+
+std::vector<Cluster> ClusterTree::shape(long n, int leaf) {
+  const long lf = std::max(leaf, 1);
+  std::vector<Cluster> nodes(subtree_size(n, lf), Cluster{});
+  nodes[0].end = n;
+  // Depth first: a cluster's children come after it, the lower one at the next index.
+  for (int c = 0; c < static_cast<int>(nodes.size()); ++c) {
+    const long b = nodes[c].begin, e = nodes[c].end;
+    if (e - b <= lf) continue;
+    const long mid = b + (e - b) / 2;
+    const int c0 = c + 1, c1 = c + 1 + static_cast<int>(subtree_size(mid - b, lf));
+    nodes[c].child[0] = c0;
+    nodes[c].child[1] = c1;
+    nodes[c0].begin = b;
+    nodes[c0].end = mid;
+    nodes[c1].begin = mid;
+    nodes[c1].end = e;
+  }
+  return nodes;
+}
+
+void ClusterTree::assign(std::vector<Cluster> nodes, std::vector<long> order) {
+  nodes_ = std::move(nodes);
+  order_ = std::move(order);
+  find_leaves();
 }
 
 // Box of `node`, then (above the leaf size) its two halves at the indices the depth-first
@@ -65,8 +96,12 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   const long mid = b + (e - b) / 2;
   const double* v = xyz[dim];
   // Ties broken by the original index: the order is a function of the points alone.
-  std::nth_element(order_.begin() + b, order_.begin() + mid, order_.begin() + e,
-                   [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); });
+  const auto less = [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); };
+  std::nth_element(order_.begin() + b, order_.begin() + mid, order_.begin() + e, less);
+  // A half that is a leaf in that order too (a leaf's order is the tree order's only freedom):
+  // the order the device build gives (model/tree_build_device.hpp), so both give the same bits.
+  if (mid - b <= leaf) std::sort(order_.begin() + b, order_.begin() + mid, less);
+  if (e - mid <= leaf) std::sort(order_.begin() + mid, order_.begin() + e, less);
   const int c0 = node + 1, c1 = node + 1 + static_cast<int>(subtree_size(mid - b, leaf));
   nodes_[node].child[0] = c0;
   nodes_[node].child[1] = c1;

@@ -3,7 +3,8 @@
 // the points in tree order and its tight bounding box; a cluster with more than `leaf` points
 // is cut in two at the median of its box's longest side. The treecode's source tree and its
 // target batches (its leaves) are the same tree. Deterministic: the same points give the same
-// tree on every run.
+// tree on every run. Inside a leaf (other than the root) the points are in (coordinate, index)
+// order along its parent's cut, the order model/tree_build_device.hpp gives on the device.
 #include <vector>
 
 namespace beatnik::search {
@@ -27,9 +28,16 @@ class ClusterTree {
   const std::vector<int>& leaves() const { return leaves_; }      // in tree order
   // Tree position -> original index.
   const std::vector<long>& order() const { return order_; }
+  // The clusters of a tree over n points (leaf as build): begin, end and children, boxes zero.
+  // The shape depends on the counts alone, so a build elsewhere (model/tree_build_device.hpp)
+  // lays its clusters out by it.
+  static std::vector<Cluster> shape(long n, int leaf);
+  // A tree built elsewhere: its clusters (shape's, with their boxes) and order.
+  void assign(std::vector<Cluster> nodes, std::vector<long> order);
 
  private:
   void split(int node, const double* const* xyz, int leaf);
+  void find_leaves();
   std::vector<Cluster> nodes_;
   std::vector<int> leaves_;
   std::vector<long> order_;
