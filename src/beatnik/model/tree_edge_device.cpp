@@ -76,13 +76,47 @@ BEATNIK_HOST_DEVICE inline void add_count(unsigned long long* p, unsigned long l
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+// rsqrt(d) for a normal positive d: the library's hardware estimate and refinement step, so the
+// same bits, without its branch to the slow path for zero, subnormal, inf or NaN d (the branch
+// ends a basic block per pair: the next pairs' loads and arithmetic cannot start before it).
+// d = |r|² + ε is normal; where it is not the pair is NaN either way. As tree_sums_device.cpp's
+// rsqrt_normal (TreeDevice.BranchFreeRsqrtHasTheLibrarysBits holds that one to the library's).
+__device__ inline double edge_rsqrt(double d) {
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
+  const double e = fma(d, -(y * y), 1.0);
+  return fma(fma(e, 0.375, 0.5), y * e, y);
+}
+#endif
+
+// br_pair, on the device with edge_rsqrt when kFast (the same arithmetic, so the same bits).
+template <bool kFast>
+BEATNIK_HOST_DEVICE inline void edge_pair(double tx, double ty, double tz, double sx, double sy, double sz, double qx,
+                                          double qy, double qz, double eps, double& ux, double& uy, double& uz) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kFast) {
+    const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
+    const double d = rx * rx + ry * ry + rz * rz + eps;
+    const double y = edge_rsqrt(d);
+    const double f = y * y * y;
+    ux += (qy * rz - qz * ry) * f;
+    uy += (qz * rx - qx * rz) * f;
+    uz += (qx * ry - qy * rx) * f;
+    return;
+  }
+#endif
+  br_pair(tx, ty, tz, sx, sy, sz, qx, qy, qz, eps, ux, uy, uz);
+}
+
 // Sign · the velocity at (x, y, z) of the sorted sources [k0, k1) of s (n each), shifted by (ox, oy).
+template <bool kFast = false>
 BEATNIK_HOST_DEVICE inline void direct(const double* s, long n, long k0, long k1, double ox, double oy, double x,
                                        double y, double z, double eps, double sign, double* v) {
   double wx = 0.0, wy = 0.0, wz = 0.0;
   for (long k = k0; k < k1; ++k)
-    br_pair(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps, wx, wy,
-            wz);
+    edge_pair<kFast>(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps,
+                     wx, wy, wz);
   v[0] += sign * wx;
   v[1] += sign * wy;
   v[2] += sign * wz;
@@ -275,7 +309,7 @@ struct SumArgs {  // what the sum kernel reads and writes
 // Target q: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term). U:
 // the proxy loop unrolled U times, 0 as the compiler chooses (the pairs still added one by one
 // in order: the same bits); the device kernel's variants differ in U and their occupancy only.
-template <int U>
+template <int U, bool kFast = false>
 BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
   const long n = a.n;
   const BRImages& img = a.img;
@@ -306,13 +340,13 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
       const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
       double v[3] = {0.0, 0.0, 0.0};
       if (jh <= jl) {
-        direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
+        direct<kFast>(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
         dp += hi - lo;
       } else {
         const double *Qh = a.prefix + t.prefix + 3 * m * jh, *Ql = a.prefix + t.prefix + 3 * m * jl;
         const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
         auto pair = [&](int k) {
-          br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
+          edge_pair<kFast>(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
                   Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
         };
         if constexpr (U == 0) {  // the compiler's choice
@@ -324,10 +358,10 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
           for (int k = 0; k < m; ++k) pair(k);
         }
         pp += m;
-        if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
-        else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
-        if (jl * B <= lo) direct(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
-        else direct(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
+        if (jh * B <= hi) direct<kFast>(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+        else direct<kFast>(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+        if (jl * B <= lo) direct<kFast>(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+        else direct<kFast>(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
         dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
       }
       for (int c = 0; c < 3; ++c) u[c] += v[c];
@@ -343,34 +377,259 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
 // kSumThreads per multiprocessor (parallel_for's kernel takes 102 registers: 16 warps of 64;
 // the kernel waits on its binary searches' loads and the pairs' FP64 chains, so more warps pay).
 constexpr int kSumThreads = 256;
-template <int U, int MinBlocks>
+template <int U, int MinBlocks, bool kFast = false>
 __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < a.nq) sum_target<U>(a.q0 + i, a);
+  if (i < a.nq) sum_target<U, kFast>(a.q0 + i, a);
+}
+
+// The warp kernel (variants 8, 9): a warp per batch, two targets per lane (targets g + lane and
+// g + 32 + lane of each group of 64), the batch's terms in list order as sum_target takes them,
+// so every target's additions are sum_target's, in the same order (the same bits):
+// * the four cuts of a lane's two targets searched in lockstep (a fixed number of steps, the
+//   same for the warp: the table's length; any search finds the same cut, the predicate being
+//   monotone along the sorted keys);
+// * the proxy pairs chunk by chunk of kChunk proxies: the chunk's proxies and the prefix rows
+//   the warp's targets read (rows [jl_min, jl_max] and [jh_min, jh_max], at most kRows in all)
+//   staged in shared memory by coalesced loads, then each lane's two targets against the chunk
+//   (one target per thread read each row from global memory, a few rows per warp instruction);
+//   more rows than kRows (or kStage false): read from global memory as sum_target does;
+// * the direct pairs beside the rows: the lane's two targets' loops interleaved;
+// * the pair without the library rsqrt's branch (edge_rsqrt).
+constexpr int kWarpThreads = 128, kWarpsPerBlock = kWarpThreads / 32;
+constexpr int kChunk = 16, kRows = 28;
+struct WarpStage {
+  double row[kRows * 3][kChunk + 1];  // (row slot, component) × proxy; +1: the rows' banks differ
+  double p[3][kChunk];
+};
+static_assert(sizeof(WarpStage) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
+
+// The first index of key[0, n) whose predicate fails (nearest image ≥ bound on a prefix), for
+// four (r, bound) at once, in lockstep: the same result as cut().
+__device__ inline void cuts4(const double* key, long n, const double (&r)[4], const int (&bound)[4], double L,
+                             double h, long (&c)[4]) {
+  long base[4] = {0, 0, 0, 0};
+  long len = n;
+  while (len > 1) {
+    const long half = len / 2;
+#pragma unroll
+    for (int s = 0; s < 4; ++s)
+      base[s] = tree::nearest_image(r[s] - key[base[s] + half], L, h) >= bound[s] ? base[s] + half : base[s];
+    len -= half;
+  }
+#pragma unroll
+  for (int s = 0; s < 4; ++s)
+    c[s] = n == 0 ? 0 : base[s] + (tree::nearest_image(r[s] - key[base[s]], L, h) >= bound[s] ? 1 : 0);
+}
+
+template <bool kStage, int MinBlocks>
+__global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumArgs a) {
+  __shared__ WarpStage stage[kWarpsPerBlock];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.x * kWarpsPerBlock + w;
+  if (b >= a.nb) return;  // (the whole warp: no block-wide synchronisation below)
+  WarpStage& S = stage[w];
+  const unsigned full = 0xffffffffu;
+  const long n = a.n;
+  const BRImages& img = a.img;
+  const double eps = a.eps;
+  const long f0 = a.first[b], f1 = a.first[b + 1], i0 = a.start[b], i1 = a.start[b + 1];
+  unsigned long long pp = 0, dp = 0;
+  for (long g = f0; g < f1; g += 64) {
+    const long qa = g + lane, qb = g + 32 + lane;
+    const bool va = qa < f1, vb = qb < f1;
+    const long ca = va ? qa : g, cb = vb ? qb : g;  // idle slots search with the group's first target
+    const double xa = a.tgt[ca], ya = a.tgt[n + ca], za = a.tgt[2 * n + ca];
+    const double xb = a.tgt[cb], yb = a.tgt[n + cb], zb = a.tgt[2 * n + cb];
+    double ua[3] = {0.0, 0.0, 0.0}, ub[3] = {0.0, 0.0, 0.0};
+    for (long i = i0; i < i1; ++i) {
+      const EdgeTermDev e = a.terms[i];
+      const Tab& t = a.tabs[e.table];
+      const int d = t.axis, mm = d == 0 ? e.mx : e.my, m = t.m, K = img.k;
+      const double L = d == 0 ? img.period[0] : img.period[1], h = img.centred ? 0.5 * L : 0.0;
+      const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
+      const long tn = t.n;
+      const double* s = a.sorted + t.sorted;
+      long c[4];
+      cuts4(s + d * tn, tn, {d == 0 ? xa : ya, d == 0 ? xa : ya, d == 0 ? xb : yb, d == 0 ? xb : yb},
+            {mm + K + 1, mm - K, mm + K + 1, mm - K}, L, h, c);
+      const long loa = c[0], hia = c[1], lob = c[2], hib = c[3];
+      const bool ta = va && hia > loa, tb = vb && hib > lob;
+      if (!__any_sync(full, ta || tb)) continue;
+      const long B = t.block, rows = t.rows;
+      const long jla = least((loa + B / 2) / B, rows), jha = least((hia + B / 2) / B, rows);
+      const long jlb = least((lob + B / 2) / B, rows), jhb = least((hib + B / 2) / B, rows);
+      const bool pa = ta && jha > jla, pb = tb && jhb > jlb;
+      double wa[3] = {0.0, 0.0, 0.0}, wb[3] = {0.0, 0.0, 0.0};  // the term's v per target
+      const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
+      const double* Q = a.prefix + t.prefix;
+      if (__any_sync(full, pa || pb)) {
+        const int big = 0x7fffffff;
+        const int jl_min = __reduce_min_sync(full, pa || pb ? static_cast<int>(pa && pb ? least(jla, jlb) : (pa ? jla : jlb)) : big);
+        const int jl_max = __reduce_max_sync(full, pa || pb ? static_cast<int>(pa && pb ? (jla > jlb ? jla : jlb) : (pa ? jla : jlb)) : -1);
+        const int jh_min = __reduce_min_sync(full, pa || pb ? static_cast<int>(pa && pb ? least(jha, jhb) : (pa ? jha : jhb)) : big);
+        const int jh_max = __reduce_max_sync(full, pa || pb ? static_cast<int>(pa && pb ? (jha > jhb ? jha : jhb) : (pa ? jha : jhb)) : -1);
+        const int nl = jl_max - jl_min + 1, nh = jh_max - jh_min + 1;
+        if (kStage && nl + nh <= kRows) {
+          // Row slots: jl − jl_min, then nl + jh − jh_min; a target's low and high rows there.
+          const int sla = 3 * static_cast<int>(jla - jl_min), sha = 3 * (nl + static_cast<int>(jha - jh_min));
+          const int slb = 3 * static_cast<int>(jlb - jl_min), shb = 3 * (nl + static_cast<int>(jhb - jh_min));
+          const int nrc = 3 * (nl + nh);
+          for (int k0 = 0; k0 < m; k0 += kChunk) {
+            const int kc = m - k0 < kChunk ? m - k0 : kChunk;
+            for (int u = lane; u < 3 * kChunk; u += 32) {
+              const int cc = u / kChunk, k = u % kChunk;
+              if (k < kc) S.p[cc][k] = px[cc * m + k0 + k];
+            }
+            for (int u = lane; u < nrc * kChunk; u += 32) {
+              const int rc = u / kChunk, k = u % kChunk;
+              if (k < kc) {
+                const int r = rc / 3, cc = rc % 3;
+                const long j = r < nl ? jl_min + r : jh_min + (r - nl);
+                S.row[rc][k] = Q[3 * m * j + cc * m + k0 + k];
+              }
+            }
+            __syncwarp();
+#pragma unroll 4
+            for (int k = 0; k < kc; ++k) {
+              const double sx = S.p[0][k] + ox, sy = S.p[1][k] + oy, sz = S.p[2][k];
+              if (pa)
+                edge_pair<true>(xa, ya, za, sx, sy, sz, S.row[sha][k] - S.row[sla][k],
+                                S.row[sha + 1][k] - S.row[sla + 1][k], S.row[sha + 2][k] - S.row[sla + 2][k], eps,
+                                wa[0], wa[1], wa[2]);
+              if (pb)
+                edge_pair<true>(xb, yb, zb, sx, sy, sz, S.row[shb][k] - S.row[slb][k],
+                                S.row[shb + 1][k] - S.row[slb + 1][k], S.row[shb + 2][k] - S.row[slb + 2][k], eps,
+                                wb[0], wb[1], wb[2]);
+            }
+            __syncwarp();
+          }
+        } else {
+          const double *Qha = Q + 3 * m * jha, *Qla = Q + 3 * m * jla, *Qhb = Q + 3 * m * jhb, *Qlb = Q + 3 * m * jlb;
+#pragma unroll 4
+          for (int k = 0; k < m; ++k) {
+            const double sx = px[k] + ox, sy = py[k] + oy, sz = pz[k];
+            if (pa)
+              edge_pair<true>(xa, ya, za, sx, sy, sz, Qha[k] - Qla[k], Qha[m + k] - Qla[m + k],
+                              Qha[2 * m + k] - Qla[2 * m + k], eps, wa[0], wa[1], wa[2]);
+            if (pb)
+              edge_pair<true>(xb, yb, zb, sx, sy, sz, Qhb[k] - Qlb[k], Qhb[m + k] - Qlb[m + k],
+                              Qhb[2 * m + k] - Qlb[2 * m + k], eps, wb[0], wb[1], wb[2]);
+          }
+        }
+      }
+      // The direct pairs, in sum_target's order: a direct-only target its [lo, hi); a target with
+      // proxy pairs the sources between jh·B and hi, then between jl·B and lo (signed).
+      for (int seg = 0; seg < 2; ++seg) {
+        long a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        double sa = 1.0, sb = 1.0;
+        bool ha = false, hb = false;  // the segment exists (its signed sum is added, empty or not)
+        if (ta) {
+          if (!pa) {
+            ha = seg == 0, a0 = loa, a1 = hia;
+          } else if (seg == 0) {
+            ha = true;
+            if (jha * B <= hia) a0 = jha * B, a1 = hia;
+            else a0 = hia, a1 = jha * B, sa = -1.0;
+          } else {
+            ha = true;
+            if (jla * B <= loa) a0 = jla * B, a1 = loa, sa = -1.0;
+            else a0 = loa, a1 = jla * B;
+          }
+        }
+        if (tb) {
+          if (!pb) {
+            hb = seg == 0, b0 = lob, b1 = hib;
+          } else if (seg == 0) {
+            hb = true;
+            if (jhb * B <= hib) b0 = jhb * B, b1 = hib;
+            else b0 = hib, b1 = jhb * B, sb = -1.0;
+          } else {
+            hb = true;
+            if (jlb * B <= lob) b0 = jlb * B, b1 = lob, sb = -1.0;
+            else b0 = lob, b1 = jlb * B;
+          }
+        }
+        if (!__any_sync(full, ha || hb)) break;
+        const long na = ha ? a1 - a0 : 0, nbb = hb ? b1 - b0 : 0, most = na > nbb ? na : nbb;
+        double xa3[3] = {0.0, 0.0, 0.0}, xb3[3] = {0.0, 0.0, 0.0};
+        for (long k = 0; k < most; ++k) {
+          if (k < na) {
+            const long q = a0 + k;
+            edge_pair<true>(xa, ya, za, s[q] + ox, s[tn + q] + oy, s[2 * tn + q], s[3 * tn + q], s[4 * tn + q],
+                            s[5 * tn + q], eps, xa3[0], xa3[1], xa3[2]);
+          }
+          if (k < nbb) {
+            const long q = b0 + k;
+            edge_pair<true>(xb, yb, zb, s[q] + ox, s[tn + q] + oy, s[2 * tn + q], s[3 * tn + q], s[4 * tn + q],
+                            s[5 * tn + q], eps, xb3[0], xb3[1], xb3[2]);
+          }
+        }
+        if (ha) {
+          for (int cc = 0; cc < 3; ++cc) wa[cc] += sa * xa3[cc];
+          dp += na;
+        }
+        if (hb) {
+          for (int cc = 0; cc < 3; ++cc) wb[cc] += sb * xb3[cc];
+          dp += nbb;
+        }
+      }
+      if (pa) pp += m;
+      if (pb) pp += m;
+      if (ta)
+        for (int cc = 0; cc < 3; ++cc) ua[cc] += wa[cc];
+      if (tb)
+        for (int cc = 0; cc < 3; ++cc) ub[cc] += wb[cc];
+    }
+    if (va)
+      for (int cc = 0; cc < 3; ++cc) a.acc[cc * n + qa] = ua[cc];
+    if (vb)
+      for (int cc = 0; cc < 3; ++cc) a.acc[cc * n + qb] = ub[cc];
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    pp += __shfl_down_sync(full, pp, o);
+    dp += __shfl_down_sync(full, dp, o);
+  }
+  if (lane == 0) {
+    add_count(a.counts, pp);
+    add_count(a.counts + 1, dp);
+  }
 }
 
 #endif
 
 // The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
-// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … kSumVariants − 1: the launch-bounded
-// ones of sum_pass (unroll, blocks per multiprocessor). Default 4 (80 registers, 24 warps a
-// multiprocessor, a few spills): at 1024² on an H200 the kernel took 0.048 s a call beside the
-// sums against 0.062 for variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6
-// (64 registers, spilling; docs/tree.md "The edge stage's kernel and tables").
-constexpr int kDefaultSumVariant = 4, kSumVariants = 7;
+// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
+// ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt); 8 – 10: the warp
+// kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
+// 8 with ≥ 4 blocks). Variant 4 (80 registers, 24 warps a multiprocessor, a few
+// spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
+// variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
+// docs/tree.md "The edge stage's kernel and tables").
+constexpr int kDefaultSumVariant = 4, kSumVariants = 11;
 int sum_variant(int asked) {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
     return e ? std::atoi(e) : kDefaultSumVariant;
   }();
   const int v = asked >= 0 ? asked : env;
-  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 6 (BEATNIK_TREE_EDGE_KERNEL)");
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 10 (BEATNIK_TREE_EDGE_KERNEL)");
   return v;
 }
 
-// Per target: its batch's edge terms (sum_target), one thread each on the device.
+// Per target: its batch's edge terms (sum_target), one thread each on the device, or a warp per
+// batch (variants 8, 9).
 void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
+  if (S == exec::Space::Device && variant >= 8 && a.nb > 0) {  // (8, 9, 10)
+    const unsigned g = static_cast<unsigned>((a.nb + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    cudaStream_t st = exec::detail::stream();
+    if (variant == 8) edge_warp_kernel<true, 3><<<g, kWarpThreads, 0, st>>>(a);
+    else if (variant == 9) edge_warp_kernel<false, 3><<<g, kWarpThreads, 0, st>>>(a);
+    else edge_warp_kernel<true, 4><<<g, kWarpThreads, 0, st>>>(a);
+    exec::detail::check_launch("tree edge sums (warp kernel)");
+    return;
+  }
   if (S == exec::Space::Device && variant > 0 && a.nq > 0) {
     const unsigned g = static_cast<unsigned>((a.nq + kSumThreads - 1) / kSumThreads);
     cudaStream_t st = exec::detail::stream();
@@ -380,7 +639,8 @@ void sum_pass(exec::Space S, const SumArgs& a, int variant) {
       case 3: edge_sum_kernel<4, 2><<<g, kSumThreads, 0, st>>>(a); break;
       case 4: edge_sum_kernel<0, 3><<<g, kSumThreads, 0, st>>>(a); break;
       case 5: edge_sum_kernel<2, 3><<<g, kSumThreads, 0, st>>>(a); break;
-      default: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+      case 6: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+      default: edge_sum_kernel<4, 2, true><<<g, kSumThreads, 0, st>>>(a); break;
     }
     exec::detail::check_launch("tree edge sums");
     return;
