@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 opts=(-x cuda --progress-every 0 -O high -n 1024 -b periodic -I cos -S tree --br-tolerance 1e-6 -t 2 --warmup 1)
-runs=${RUNS:-"base1:segmented:4 new1:radix:8 radix4:radix:4 k7:radix:7 k9:radix:9 k10:radix:10 base2:segmented:4 new2:radix:8"}
+runs=${RUNS:-"base1:segmented:4:0 new1:radix:8:1 radix4:radix:4:0 tab1:radix:4:1 k7:radix:7:1 k9:radix:9:1 k10:radix:10:1 base2:segmented:4:0 new2:radix:8:1"}
 first=()
 for spec in $runs; do
   IFS=: read -r name sort kern tabs <<<"$spec"

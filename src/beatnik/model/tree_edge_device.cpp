@@ -261,6 +261,108 @@ void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, i
   });
 }
 
+#if defined(BEATNIK_DEVICE_COMPILE)
+// The sorted copy alone (the fused tables' first pass): item i's six doubles.
+void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* pool, const int* vals, double* sorted) {
+  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) {
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::item)];
+    const long r = i - t.item, from = t.src + vals[i];
+    double* o = sorted + t.sorted;
+    for (int c = 0; c < 6; ++c) o[c * t.n + r] = pool[from + c * t.stride];
+  });
+}
+
+// The Lagrange values and the block sums in one kernel (device; BEATNIK_TREE_EDGE_TABLES=1, the
+// default): a thread block per (table, block of sources): the block's sources' Lagrange values
+// (gather_pass's, the same function on the same doubles) into shared memory kFuseSrc sources at
+// a time, then each thread sums its proxies' strengths over the block's sources in order
+// (blocks_pass's arithmetic): the same bits as gather_pass + blocks_pass, without the Lagrange
+// values' buffer (3(p+1) doubles a source, written with a stride and read back).
+constexpr int kFuseThreads = 128, kFuseSrc = 64, kFusePer = 6;
+__global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* tabs, int nt, const double* sorted,
+                                                                     const double* nodes, int p1, double* prefix) {
+  extern __shared__ double fsh[];  // [kFuseSrc][3·p1] Lagrange values, then [3][kFuseSrc] strengths
+  const int W = 3 * p1, NW = 6 * p1, tid = threadIdx.x;
+  double* Ls = fsh;
+  double* qs = fsh + kFuseSrc * W;
+  const long gb = blockIdx.x;
+  const int k = table_of(tabs, nt, gb, &Tab::bitem);
+  const Tab& t = tabs[k];
+  const long j = gb - t.bitem, B = t.block, m = t.m, tn = t.n;
+  const int n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
+  const double* src = sorted + t.sorted;
+  const double* nd = nodes + size_t(k) * NW;
+  const bool once = B <= kFuseSrc;  // the block's values fit: formed once for every proxy group
+  const auto fill = [&](long r0, int cnt) {
+    for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
+      const int r = u % cnt, d = u / cnt;
+      tree::lagrange(src[d * tn + r0 + r], t.dg[d], nd + d * p1, nd + W + d * p1, Ls + r * W + d * p1);
+    }
+    for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
+      const int r = u % cnt, c = u / cnt;
+      qs[c * kFuseSrc + r] = src[(3 + c) * tn + r0 + r];
+    }
+  };
+  if (once) {
+    fill(j * B, static_cast<int>(B));
+    __syncthreads();
+  }
+  for (long g0 = 0; g0 < m; g0 += kFusePer * kFuseThreads) {
+    double s[kFusePer][3];
+    int ia[kFusePer], ib[kFusePer], ie[kFusePer];
+#pragma unroll
+    for (int u = 0; u < kFusePer; ++u) {
+      const long idx = g0 + tid + u * kFuseThreads;
+      const int id = idx < m ? static_cast<int>(idx) : 0;
+      ia[u] = id / (n1 * n2), ib[u] = (id / n2) % n1, ie[u] = id % n2;
+      s[u][0] = s[u][1] = s[u][2] = 0.0;
+    }
+    for (long r0 = j * B; r0 < (j + 1) * B; r0 += kFuseSrc) {
+      const int cnt = static_cast<int>(least(kFuseSrc, (j + 1) * B - r0));
+      if (!once) {
+        __syncthreads();
+        fill(r0, cnt);
+        __syncthreads();
+      }
+      for (int r = 0; r < cnt; ++r) {
+        const double* Lr = Ls + r * W;
+        const double q0 = qs[r], q1 = qs[kFuseSrc + r], q2 = qs[2 * kFuseSrc + r];
+#pragma unroll
+        for (int u = 0; u < kFusePer; ++u) {
+          const double f = Lr[ia[u]] * Lr[p1 + ib[u]] * Lr[2 * p1 + ie[u]];
+          s[u][0] += f * q0;
+          s[u][1] += f * q1;
+          s[u][2] += f * q2;
+        }
+      }
+    }
+    double* o = prefix + t.prefix + (j + 1) * 3 * m;
+#pragma unroll
+    for (int u = 0; u < kFusePer; ++u) {
+      const long idx = g0 + tid + u * kFuseThreads;
+      if (idx < m) {
+        o[idx] = s[u][0];
+        o[m + idx] = s[u][1];
+        o[2 * m + idx] = s[u][2];
+      }
+    }
+  }
+}
+#endif
+
+// The tables' passes: `asked` unless −1, else BEATNIK_TREE_EDGE_TABLES, else 1. 0: the Lagrange
+// values into a buffer (gather_pass) then the block sums (blocks_pass); 1: the sorted copy
+// (copy_pass) then fused_blocks_kernel (device; the host runs 0 whatever it is).
+int table_pass_variant(int asked) {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_TABLES");
+    return e && *e ? std::atoi(e) : 1;
+  }();
+  const int v = asked >= 0 ? asked : env;
+  if (v < 0 || v > 1) throw Error("tree edge tables: variant 0 or 1 (BEATNIK_TREE_EDGE_TABLES)");
+  return v;
+}
+
 // Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
 // kScanRows rows are loaded at a time before they are summed (the same additions in the same
 // order): one row at a time, each load waiting behind the store before it, took 18.0 ms a call
@@ -836,14 +938,14 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   Tab* piece = host_tabs_.data() + k0;
   std::vector<double> host_nodes(size_t(nt) * NW, 0.0);
   std::vector<long> host_segs(nt + 1, 0);
-  long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0;
+  long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0, bitem = 0;
   for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
     for (int d = 0; d < 3; ++d)
       if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
     const long rows = e.n / e.block;
-    piece[k] = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+    piece[k] = {item, sorted, pre, citem, pitem, bitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
                 {e.dg[0], e.dg[1], e.dg[2]}};
     host_segs[k] = item;
     item += e.n;
@@ -851,6 +953,7 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;
     pitem += e.m;
+    bitem += rows;
   }
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
@@ -901,6 +1004,18 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
                   scratch);
     }
+    const int tv = S == exec::Space::Device ? table_pass_variant(table_variant) : 0;
+#if defined(BEATNIK_DEVICE_COMPILE)
+    if (tv == 1) {
+      copy_pass(S, item, tabs, nt, src_pool_, vals_sorted_.data(), sorted_.data());
+      if (bitem > 0) {
+        const size_t sh = (size_t(kFuseSrc) * 3 * p1 + 3 * kFuseSrc) * sizeof(double);
+        fused_blocks_kernel<<<static_cast<unsigned>(bitem), kFuseThreads, sh, exec::detail::stream()>>>(
+            tabs, nt, sorted_.data(), nd, p1, prefix_.data());
+        exec::detail::check_launch("tree edge tables (fused block sums)");
+      }
+    }
+#endif
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
     std::vector<int> group{0};  // tables [group[g], group[g+1]) share one fill of the buffer
@@ -910,8 +1025,8 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       most = std::max(most, (k1 < nt ? piece[k1].item : item) - piece[k0g].item);
       group.push_back(k1);
     }
-    grow(lagrange_, size_t(most) * 3 * p1);
-    for (size_t g = 0; g + 1 < group.size(); ++g) {
+    if (tv == 0) grow(lagrange_, size_t(most) * 3 * p1);
+    for (size_t g = 0; tv == 0 && g + 1 < group.size(); ++g) {
       const int a = group[g], b = group[g + 1];
       const long i0 = piece[a].item, i1 = b < nt ? piece[b].item : item;
       const long c0 = piece[a].citem, c1 = b < nt ? piece[b].citem : citem;

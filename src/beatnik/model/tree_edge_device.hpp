@@ -79,6 +79,10 @@ class TreeEdgeDevice {
   // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
   // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
   int kernel_variant = -1;
+  // The device tables' passes (tree_edge_device.cpp's table_pass_variant): −1 takes
+  // BEATNIK_TREE_EDGE_TABLES or the default 1 (the Lagrange values and block sums in one kernel);
+  // 0 the Lagrange values' buffer then the block sums. The same bits; the host runs 0.
+  int table_variant = -1;
   // Device: each piece's sort by two stable radix sorts (by key, then by table; the same
   // permutation) instead of CUB's segmented sort, which waits on the host for the stream (it
   // reads sizes back): the solver's pipelined edge stage sets it. The host sorts per table.
@@ -98,6 +102,7 @@ class TreeEdgeDevice {
     long prefix;  // offset of its prefix rows (among all of the call's)
     long citem;   // its first (block, proxy) item in its piece
     long pitem;   // its first proxy item in its piece
+    long bitem;   // its first block of sources in its piece (the fused tables' thread blocks)
     long src, stride, n, prox, block, rows;
     int m, axis;
     int dg[3];
