@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <cstdlib>
@@ -492,19 +493,22 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
 //   same for the warp: the table's length; any search finds the same cut, the predicate being
 //   monotone along the sorted keys);
 // * the proxy pairs chunk by chunk of kChunk proxies: the chunk's proxies and the prefix rows
-//   the warp's targets read (rows [jl_min, jl_max] and [jh_min, jh_max], at most kRows in all)
-//   staged in shared memory by coalesced loads, then each lane's two targets against the chunk
-//   (one target per thread read each row from global memory, a few rows per warp instruction);
-//   more rows than kRows (or kStage false): read from global memory as sum_target does;
+//   the warp's targets read (a slot per distinct row of the lanes' A targets' low rows, B's low,
+//   A's high, B's high: __match_any_sync; at most kRows slots) staged in shared memory by
+//   coalesced loads, then each lane's two targets against the chunk (one target per thread read
+//   its rows from global memory, many rows per warp instruction); more rows than kRows (or kStage
+//   false): read from global memory as sum_target does;
 // * the direct pairs beside the rows: the lane's two targets' loops interleaved;
 // * the pair without the library rsqrt's branch (edge_rsqrt).
 constexpr int kWarpThreads = 128, kWarpsPerBlock = kWarpThreads / 32;
-constexpr int kChunk = 16, kRows = 28;
+template <int kChunk, int kRows>
 struct WarpStage {
-  double row[kRows * 3][kChunk + 1];  // (row slot, component) × proxy; +1: the rows' banks differ
+  double row[kRows * 3][kChunk + 1];  // (row slot, component) × proxy; +1: the slots' banks differ
   double p[3][kChunk];
+  int j[kRows];  // each slot's row
 };
-static_assert(sizeof(WarpStage) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
+static_assert(sizeof(WarpStage<16, 28>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
+static_assert(sizeof(WarpStage<8, 48>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
 
 // The first index of key[0, n) whose predicate fails (nearest image ≥ bound on a prefix), for
 // four (r, bound) at once, in lockstep: the same result as cut().
@@ -524,13 +528,13 @@ __device__ inline void cuts4(const double* key, long n, const double (&r)[4], co
     c[s] = n == 0 ? 0 : base[s] + (tree::nearest_image(r[s] - key[base[s]], L, h) >= bound[s] ? 1 : 0);
 }
 
-template <bool kStage, int MinBlocks>
+template <bool kStage, int MinBlocks, int kChunk = 16, int kRows = 28>
 __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumArgs a) {
-  __shared__ WarpStage stage[kWarpsPerBlock];
+  __shared__ WarpStage<kChunk, kRows> stage[kWarpsPerBlock];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.x * kWarpsPerBlock + w;
   if (b >= a.nb) return;  // (the whole warp: no block-wide synchronisation below)
-  WarpStage& S = stage[w];
+  WarpStage<kChunk, kRows>& S = stage[w];
   const unsigned full = 0xffffffffu;
   const long n = a.n;
   const BRImages& img = a.img;
@@ -566,17 +570,27 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
       const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
       const double* Q = a.prefix + t.prefix;
       if (__any_sync(full, pa || pb)) {
-        const int big = 0x7fffffff;
-        const int jl_min = __reduce_min_sync(full, pa || pb ? static_cast<int>(pa && pb ? least(jla, jlb) : (pa ? jla : jlb)) : big);
-        const int jl_max = __reduce_max_sync(full, pa || pb ? static_cast<int>(pa && pb ? (jla > jlb ? jla : jlb) : (pa ? jla : jlb)) : -1);
-        const int jh_min = __reduce_min_sync(full, pa || pb ? static_cast<int>(pa && pb ? least(jha, jhb) : (pa ? jha : jhb)) : big);
-        const int jh_max = __reduce_max_sync(full, pa || pb ? static_cast<int>(pa && pb ? (jha > jhb ? jha : jhb) : (pa ? jha : jhb)) : -1);
-        const int nl = jl_max - jl_min + 1, nh = jh_max - jh_min + 1;
-        if (kStage && nl + nh <= kRows) {
-          // Row slots: jl − jl_min, then nl + jh − jh_min; a target's low and high rows there.
-          const int sla = 3 * static_cast<int>(jla - jl_min), sha = 3 * (nl + static_cast<int>(jha - jh_min));
-          const int slb = 3 * static_cast<int>(jlb - jl_min), shb = 3 * (nl + static_cast<int>(jhb - jh_min));
-          const int nrc = 3 * (nl + nh);
+        // Slots for the distinct rows of each of the four (the lanes' A and B targets' low and
+        // high rows; a row shared by a target A and a target B takes two slots).
+        const long jv[4] = {jla, jlb, jha, jhb};
+        const bool act[4] = {pa, pb, pa, pb};
+        int slot[4], nslots = 0;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int v = act[u] ? static_cast<int>(jv[u]) : -1;
+          const unsigned grp = __match_any_sync(full, v);
+          const int leader = __ffs(grp) - 1;
+          const unsigned leaders = __ballot_sync(full, act[u] && leader == lane);
+          const int mine = nslots + __popc(leaders & ((1u << lane) - 1u));
+          if (kStage && act[u] && leader == lane && mine < kRows) S.j[mine] = v;
+          slot[u] = __shfl_sync(full, mine, leader);
+          nslots += __popc(leaders);
+        }
+        if (kStage && nslots <= kRows) {
+          add_count(a.counts + 2, lane == 0 ? 1 : 0);
+          __syncwarp();
+          const int sla = 3 * slot[0], slb = 3 * slot[1], sha = 3 * slot[2], shb = 3 * slot[3];
+          const int nrc = 3 * nslots;
           for (int k0 = 0; k0 < m; k0 += kChunk) {
             const int kc = m - k0 < kChunk ? m - k0 : kChunk;
             for (int u = lane; u < 3 * kChunk; u += 32) {
@@ -586,9 +600,8 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
             for (int u = lane; u < nrc * kChunk; u += 32) {
               const int rc = u / kChunk, k = u % kChunk;
               if (k < kc) {
-                const int r = rc / 3, cc = rc % 3;
-                const long j = r < nl ? jl_min + r : jh_min + (r - nl);
-                S.row[rc][k] = Q[3 * m * j + cc * m + k0 + k];
+                const long j = S.j[rc / 3];
+                S.row[rc][k] = Q[3 * m * j + (rc % 3) * m + k0 + k];
               }
             }
             __syncwarp();
@@ -607,6 +620,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
             __syncwarp();
           }
         } else {
+          add_count(a.counts + 3, lane == 0 ? 1 : 0);
           const double *Qha = Q + 3 * m * jha, *Qla = Q + 3 * m * jla, *Qhb = Q + 3 * m * jhb, *Qlb = Q + 3 * m * jlb;
 #pragma unroll 4
           for (int k = 0; k < m; ++k) {
@@ -704,18 +718,18 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 // else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
 // ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt); 8 – 10: the warp
 // kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
-// 8 with ≥ 4 blocks). Variant 4 (80 registers, 24 warps a multiprocessor, a few
+// 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). Variant 4 (80 registers, 24 warps a multiprocessor, a few
 // spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
 // variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
 // docs/tree.md "The edge stage's kernel and tables").
-constexpr int kDefaultSumVariant = 4, kSumVariants = 11;
+constexpr int kDefaultSumVariant = 4, kSumVariants = 12;
 int sum_variant(int asked) {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
     return e ? std::atoi(e) : kDefaultSumVariant;
   }();
   const int v = asked >= 0 ? asked : env;
-  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 10 (BEATNIK_TREE_EDGE_KERNEL)");
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 11 (BEATNIK_TREE_EDGE_KERNEL)");
   return v;
 }
 
@@ -723,12 +737,13 @@ int sum_variant(int asked) {
 // batch (variants 8, 9).
 void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (S == exec::Space::Device && variant >= 8 && a.nb > 0) {  // (8, 9, 10)
+  if (S == exec::Space::Device && variant >= 8 && a.nb > 0) {  // (8 – 11)
     const unsigned g = static_cast<unsigned>((a.nb + kWarpsPerBlock - 1) / kWarpsPerBlock);
     cudaStream_t st = exec::detail::stream();
     if (variant == 8) edge_warp_kernel<true, 3><<<g, kWarpThreads, 0, st>>>(a);
     else if (variant == 9) edge_warp_kernel<false, 3><<<g, kWarpThreads, 0, st>>>(a);
-    else edge_warp_kernel<true, 4><<<g, kWarpThreads, 0, st>>>(a);
+    else if (variant == 10) edge_warp_kernel<true, 4><<<g, kWarpThreads, 0, st>>>(a);
+    else edge_warp_kernel<true, 3, 8, 48><<<g, kWarpThreads, 0, st>>>(a);
     exec::detail::check_launch("tree edge sums (warp kernel)");
     return;
   }
@@ -774,7 +789,7 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
       first_(space, 0),
       start_(space, 0),
       terms_(space, 0),
-      counts_(space, 2),
+      counts_(space, 4),
       temp_(space, 0) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (space_ == exec::Space::Device) {
@@ -1061,7 +1076,7 @@ void TreeEdgeDevice::begin_sums(const double* tgt, long n, const BRImages& img, 
 #if defined(BEATNIK_DEVICE_COMPILE)
     const cudaStream_t st = static_cast<cudaStream_t>(stream_);
     cuda_check(cudaMemsetAsync(acc_.data(), 0, 3 * size_t(n) * sizeof(double), st), "cudaMemsetAsync");
-    cuda_check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), st), "cudaMemsetAsync");
+    cuda_check(cudaMemsetAsync(counts_.data(), 0, 4 * sizeof(unsigned long long), st), "cudaMemsetAsync");
 #endif
   }
 }
@@ -1118,8 +1133,11 @@ void TreeEdgeDevice::wait() {
   }
   retired_.clear();
   if (!summed_) return;
-  unsigned long long c[2] = {0, 0};
-  exec::copy(c, exec::Space::Host, counts_.data(), space_, 2);
+  unsigned long long c[4] = {0, 0, 0, 0};
+  exec::copy(c, exec::Space::Host, counts_.data(), space_, 4);
+  static const bool stats = std::getenv("BEATNIK_TREE_EDGE_STATS") != nullptr;
+  if (stats)  // the warp kernel's terms with proxy pairs: rows staged, rows from global memory
+    std::fprintf(stderr, "tree edge kernel: %llu warp terms staged, %llu not\n", c[2], c[3]);
   proxy_pairs = static_cast<long>(c[0]);
   direct_pairs = static_cast<long>(c[1]);
 }
