@@ -540,7 +540,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
   const BRImages& img = a.img;
   const double eps = a.eps;
   const long f0 = a.first[b], f1 = a.first[b + 1], i0 = a.start[b], i1 = a.start[b + 1];
-  unsigned long long pp = 0, dp = 0;
+  unsigned long long pp = 0, dp = 0, staged = 0, unstaged = 0;  // (the last two: warp-uniform)
   for (long g = f0; g < f1; g += 64) {
     const long qa = g + lane, qb = g + 32 + lane;
     const bool va = qa < f1, vb = qb < f1;
@@ -587,7 +587,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
           nslots += __popc(leaders);
         }
         if (kStage && nslots <= kRows) {
-          add_count(a.counts + 2, lane == 0 ? 1 : 0);
+          ++staged;
           __syncwarp();
           const int sla = 3 * slot[0], slb = 3 * slot[1], sha = 3 * slot[2], shb = 3 * slot[3];
           const int nrc = 3 * nslots;
@@ -620,7 +620,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
             __syncwarp();
           }
         } else {
-          add_count(a.counts + 3, lane == 0 ? 1 : 0);
+          ++unstaged;
           const double *Qha = Q + 3 * m * jha, *Qla = Q + 3 * m * jla, *Qhb = Q + 3 * m * jhb, *Qlb = Q + 3 * m * jlb;
 #pragma unroll 4
           for (int k = 0; k < m; ++k) {
@@ -709,6 +709,8 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
   if (lane == 0) {
     add_count(a.counts, pp);
     add_count(a.counts + 1, dp);
+    add_count(a.counts + 2, staged);
+    add_count(a.counts + 3, unstaged);
   }
 }
 
