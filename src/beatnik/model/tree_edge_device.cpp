@@ -1,6 +1,6 @@
 // Edge-term tables and sums in one space (tree_edge_device.hpp). Compiled by nvcc in the CUDA
-// build (the lambdas run as device kernels there, the sort is CUB's segmented stable sort), by
-// the host compiler otherwise (std::stable_sort per table).
+// build (the lambdas run as device kernels there, the sort is two CUB radix sorts or CUB's
+// segmented stable sort), by the host compiler otherwise (std::stable_sort per table).
 #include "beatnik/model/tree_edge_device.hpp"
 
 #include <algorithm>
@@ -278,7 +278,10 @@ void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* poo
 // (gather_pass's, the same function on the same doubles) into shared memory kFuseSrc sources at
 // a time, then each thread sums its proxies' strengths over the block's sources in order
 // (blocks_pass's arithmetic): the same bits as gather_pass + blocks_pass, without the Lagrange
-// values' buffer (3(p+1) doubles a source, written with a stride and read back).
+// values' buffer (3(p+1) doubles a source, written with a stride and read back; up to 3.6 GB
+// with max_lagrange_items = 2²⁴ at degree 8). Beside the sums at 1024² on an H100 the tables
+// took the same time either way (40–43 ms a call with the radix sort); its isolated time was
+// not measured (gather_pass 15.7 + blocks_pass 7.4 ms).
 constexpr int kFuseThreads = 128, kFuseSrc = 64, kFusePer = 6;
 __global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* tabs, int nt, const double* sorted,
                                                                      const double* nodes, int p1, double* prefix) {
@@ -500,6 +503,12 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
 //   false): read from global memory as sum_target does;
 // * the direct pairs beside the rows: the lane's two targets' loops interleaved;
 // * the pair without the library rsqrt's branch (edge_rsqrt).
+// Measured (2026-11-27, one H100, 1024², ncu, isolated): 49.0 ms a call (8) and 51.3 (11)
+// against 44.8 for variant 4, every warp term staged: slower. The kernels are not bound by
+// bandwidth (L2 0.5–0.6 TB/s, DRAM 0.1 TB/s) but by the latency of dependent loads (the cuts'
+// searches, the staging before each chunk, the direct loops) with few warps (168 registers:
+// 12 warps a multiprocessor). Kept as variants, the base for staging pipelined ahead of the
+// pairs (docs/tree.md "The edge stage's sort, kernel and tables").
 constexpr int kWarpThreads = 128, kWarpsPerBlock = kWarpThreads / 32;
 template <int kChunk, int kRows>
 struct WarpStage {
@@ -720,7 +729,9 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 // else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
 // ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt); 8 – 10: the warp
 // kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
-// 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). Variant 4 (80 registers, 24 warps a multiprocessor, a few
+// 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). On one H100 at 1024²
+// (ncu, isolated, 2026-11-27): 4 44.8 ms a call, 7 44.7, 8 49.0, 11 51.3; beside the sums 4
+// 47.8, 7 47.3, 8 53.6–67.8, 9 49.3, 10 55.7, 11 72.8. The default stays 4. Variant 4 (80 registers, 24 warps a multiprocessor, a few
 // spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
 // variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
 // docs/tree.md "The edge stage's kernel and tables").
