@@ -114,9 +114,12 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
                             << specs[k].m << " proxies, block " << specs[k].block << ")";
   }
 
-  // Built in groups of tables (as big runs are, to bound the Lagrange values held): the same bits.
+  // Built in groups of tables (as big runs are, to bound the Lagrange values held), by the
+  // Lagrange values' buffer and the block sums as two passes (the device's fused kernel is the
+  // default there): the same bits.
   model::TreeEdgeDevice grouped(kSpace);
   grouped.max_lagrange_items = 700;
+  grouped.table_variant = 0;
   grouped.build(specs, dpts.data(), dprox.data(), 8);
   for (size_t k = 0; k < specs.size(); ++k) {
     EXPECT_EQ(grouped.sorted(static_cast<int>(k)), dev.sorted(static_cast<int>(k))) << "table " << k;
@@ -167,8 +170,9 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   EXPECT_LE(d, 1e-12 * m);
   EXPECT_EQ(dev.proxy_pairs, pp);
   EXPECT_EQ(dev.direct_pairs, dp);
-  // Every variant of the device kernel (launch bounds, unrolling): the same bits and counts.
-  for (int v = 0; v < 7; ++v) {
+  // Every variant of the device kernel (launch bounds, unrolling, the branch-free rsqrt, the warp
+  // kernel with and without its staged rows): the same bits and counts.
+  for (int v = 0; v < 12; ++v) {
     std::vector<double> again(3 * n, 0.0);
     dev.kernel_variant = v;
     dev.sum(dpts.data(), n, first, start, terms, img, eps, again.data());
@@ -176,8 +180,32 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
     EXPECT_EQ(dev.proxy_pairs, pp) << "kernel variant " << v;
     EXPECT_EQ(dev.direct_pairs, dp) << "kernel variant " << v;
   }
-  dev.kernel_variant = 7;
+  dev.kernel_variant = 12;
   EXPECT_THROW(dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data()), Error);
+  // Batches of more than 64 targets (three leaves each: the warp kernel takes them 64 at a
+  // time): every variant the bits of variant 0.
+  {
+    std::vector<long> f2{first[0]}, s2{0};
+    for (int b = 0; b < nb; b += 3) {
+      f2.push_back(first[std::min(b + 3, nb)]);
+      s2.push_back(start[std::min(b + 3, nb)]);
+    }
+    // (the terms stay in list order: batch b/3 takes its three leaves' terms, for all its targets)
+    ASSERT_GT(first[std::min(3, nb)] - first[0], 64) << "the merged batches should exceed 64 targets";
+    std::vector<double> base(3 * n, 0.0);
+    dev.kernel_variant = 0;
+    dev.sum(dpts.data(), n, f2, s2, terms, img, eps, base.data());
+    const long pp0 = dev.proxy_pairs, dp0 = dev.direct_pairs;
+    EXPECT_GT(pp0, pp) << "the merged batches should take more proxy pairs";
+    for (int v = 1; v < 12; ++v) {
+      std::vector<double> again(3 * n, 0.0);
+      dev.kernel_variant = v;
+      dev.sum(dpts.data(), n, f2, s2, terms, img, eps, again.data());
+      EXPECT_EQ(again, base) << "kernel variant " << v << ", merged batches";
+      EXPECT_EQ(dev.proxy_pairs, pp0) << "kernel variant " << v << ", merged batches";
+      EXPECT_EQ(dev.direct_pairs, dp0) << "kernel variant " << v << ", merged batches";
+    }
+  }
   dev.kernel_variant = -1;
 
   // In pieces, as the solver's pipelined edge stage queues them (and sorted as it sorts them):

@@ -60,6 +60,20 @@ int TreeBRSolver::edge_pipe_runs() const {
   return v;
 }
 
+// The device tables' sort: two stable radix sorts (TreeEdgeDevice::radix_sort), which never wait
+// on the host, unless BEATNIK_TREE_EDGE_SORT=segmented asks for CUB's segmented sort, which
+// reads its segment groups' sizes back and so holds the host until the edge stream has run it.
+// At 1024² on an H100 (2026-11-27) `.edge.keys` went from 31–35 to 20–25 ms a call with the
+// radix sorts, the sort itself (isolated) from 10.2 to 2.5 ms. The same permutation either way
+// (test_tree_edge_tables_device; the final states the same bits).
+static bool edge_radix_sort() {
+  static const bool segmented = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_SORT");
+    return e && std::string(e) == "segmented";
+  }();
+  return !segmented;
+}
+
 // -x cuda, one-shot: the edge terms' keys, table specs and term lists (host, in parallel), then
 // their tables (from the pools the sums uploaded: the sources of every tree, the proxies and
 // lower-degree sets) and their sums, batch by batch in list order, queued on the edge object's
@@ -92,7 +106,7 @@ void TreeBRSolver::edges_device() {
   load_.edge_terms += edge_terms;
   const double host_s = now() - t0;
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
-  edge_dev_->radix_sort = false;  // one piece: CUB's segmented sort waits only for its own work
+  edge_dev_->radix_sort = edge_radix_sort();
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
   edge_dev_->add_tables(specs);
   edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
@@ -111,13 +125,7 @@ void TreeBRSolver::edge_pipe_begin() {
   edge_layout();
   edge_slot_.assign(edge_base_.back(), -1);
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
-  // The pieces' sorts must not wait on the host (CUB's segmented sort does), unless
-  // BEATNIK_TREE_EDGE_SORT=segmented asks for it (the sort the 2026-11-27 device call measured).
-  static const bool segmented = [] {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_SORT");
-    return e && std::string(e) == "segmented";
-  }();
-  edge_dev_->radix_sort = !segmented;
+  edge_dev_->radix_sort = edge_radix_sort();  // the pieces' sorts must not wait on the host
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
   edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
 }

@@ -1,10 +1,11 @@
 // Edge-term tables and sums in one space (tree_edge_device.hpp). Compiled by nvcc in the CUDA
-// build (the lambdas run as device kernels there, the sort is CUB's segmented stable sort), by
-// the host compiler otherwise (std::stable_sort per table).
+// build (the lambdas run as device kernels there, the sort is two CUB radix sorts or CUB's
+// segmented stable sort), by the host compiler otherwise (std::stable_sort per table).
 #include "beatnik/model/tree_edge_device.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <cstdlib>
@@ -76,13 +77,47 @@ BEATNIK_HOST_DEVICE inline void add_count(unsigned long long* p, unsigned long l
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+// rsqrt(d) for a normal positive d: the library's hardware estimate and refinement step, so the
+// same bits, without its branch to the slow path for zero, subnormal, inf or NaN d (the branch
+// ends a basic block per pair: the next pairs' loads and arithmetic cannot start before it).
+// d = |r|² + ε is normal; where it is not the pair is NaN either way. As tree_sums_device.cpp's
+// rsqrt_normal (TreeDevice.BranchFreeRsqrtHasTheLibrarysBits holds that one to the library's).
+__device__ inline double edge_rsqrt(double d) {
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
+  const double e = fma(d, -(y * y), 1.0);
+  return fma(fma(e, 0.375, 0.5), y * e, y);
+}
+#endif
+
+// br_pair, on the device with edge_rsqrt when kFast (the same arithmetic, so the same bits).
+template <bool kFast>
+BEATNIK_HOST_DEVICE inline void edge_pair(double tx, double ty, double tz, double sx, double sy, double sz, double qx,
+                                          double qy, double qz, double eps, double& ux, double& uy, double& uz) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kFast) {
+    const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
+    const double d = rx * rx + ry * ry + rz * rz + eps;
+    const double y = edge_rsqrt(d);
+    const double f = y * y * y;
+    ux += (qy * rz - qz * ry) * f;
+    uy += (qz * rx - qx * rz) * f;
+    uz += (qx * ry - qy * rx) * f;
+    return;
+  }
+#endif
+  br_pair(tx, ty, tz, sx, sy, sz, qx, qy, qz, eps, ux, uy, uz);
+}
+
 // Sign · the velocity at (x, y, z) of the sorted sources [k0, k1) of s (n each), shifted by (ox, oy).
+template <bool kFast = false>
 BEATNIK_HOST_DEVICE inline void direct(const double* s, long n, long k0, long k1, double ox, double oy, double x,
                                        double y, double z, double eps, double sign, double* v) {
   double wx = 0.0, wy = 0.0, wz = 0.0;
   for (long k = k0; k < k1; ++k)
-    br_pair(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps, wx, wy,
-            wz);
+    edge_pair<kFast>(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps,
+                     wx, wy, wz);
   v[0] += sign * wx;
   v[1] += sign * wy;
   v[2] += sign * wz;
@@ -227,6 +262,111 @@ void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, i
   });
 }
 
+#if defined(BEATNIK_DEVICE_COMPILE)
+// The sorted copy alone (the fused tables' first pass): item i's six doubles.
+void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* pool, const int* vals, double* sorted) {
+  exec::parallel_for(S, N, [=] BEATNIK_HOST_DEVICE(long i) {
+    const Tab& t = tabs[table_of(tabs, nt, i, &Tab::item)];
+    const long r = i - t.item, from = t.src + vals[i];
+    double* o = sorted + t.sorted;
+    for (int c = 0; c < 6; ++c) o[c * t.n + r] = pool[from + c * t.stride];
+  });
+}
+
+// The Lagrange values and the block sums in one kernel (device; BEATNIK_TREE_EDGE_TABLES=1, the
+// default): a thread block per (table, block of sources): the block's sources' Lagrange values
+// (gather_pass's, the same function on the same doubles) into shared memory kFuseSrc sources at
+// a time, then each thread sums its proxies' strengths over the block's sources in order
+// (blocks_pass's arithmetic): the same bits as gather_pass + blocks_pass, without the Lagrange
+// values' buffer (3(p+1) doubles a source, written with a stride and read back; up to 3.6 GB
+// with max_lagrange_items = 2²⁴ at degree 8). Beside the sums at 1024² on an H100 the tables
+// took the same time either way (40–43 ms a call with the radix sort); its isolated time was
+// not measured (gather_pass 15.7 + blocks_pass 7.4 ms).
+constexpr int kFuseThreads = 128, kFuseSrc = 64, kFusePer = 6;
+__global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* tabs, int nt, const double* sorted,
+                                                                     const double* nodes, int p1, double* prefix) {
+  extern __shared__ double fsh[];  // [kFuseSrc][3·p1] Lagrange values, then [3][kFuseSrc] strengths
+  const int W = 3 * p1, NW = 6 * p1, tid = threadIdx.x;
+  double* Ls = fsh;
+  double* qs = fsh + kFuseSrc * W;
+  const long gb = blockIdx.x;
+  const int k = table_of(tabs, nt, gb, &Tab::bitem);
+  const Tab& t = tabs[k];
+  const long j = gb - t.bitem, B = t.block, m = t.m, tn = t.n;
+  const int n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
+  const double* src = sorted + t.sorted;
+  const double* nd = nodes + size_t(k) * NW;
+  const bool once = B <= kFuseSrc;  // the block's values fit: formed once for every proxy group
+  const auto fill = [&](long r0, int cnt) {
+    for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
+      const int r = u % cnt, d = u / cnt;
+      tree::lagrange(src[d * tn + r0 + r], t.dg[d], nd + d * p1, nd + W + d * p1, Ls + r * W + d * p1);
+    }
+    for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
+      const int r = u % cnt, c = u / cnt;
+      qs[c * kFuseSrc + r] = src[(3 + c) * tn + r0 + r];
+    }
+  };
+  if (once) {
+    fill(j * B, static_cast<int>(B));
+    __syncthreads();
+  }
+  for (long g0 = 0; g0 < m; g0 += kFusePer * kFuseThreads) {
+    double s[kFusePer][3];
+    int ia[kFusePer], ib[kFusePer], ie[kFusePer];
+#pragma unroll
+    for (int u = 0; u < kFusePer; ++u) {
+      const long idx = g0 + tid + u * kFuseThreads;
+      const int id = idx < m ? static_cast<int>(idx) : 0;
+      ia[u] = id / (n1 * n2), ib[u] = (id / n2) % n1, ie[u] = id % n2;
+      s[u][0] = s[u][1] = s[u][2] = 0.0;
+    }
+    for (long r0 = j * B; r0 < (j + 1) * B; r0 += kFuseSrc) {
+      const int cnt = static_cast<int>(least(kFuseSrc, (j + 1) * B - r0));
+      if (!once) {
+        __syncthreads();
+        fill(r0, cnt);
+        __syncthreads();
+      }
+      for (int r = 0; r < cnt; ++r) {
+        const double* Lr = Ls + r * W;
+        const double q0 = qs[r], q1 = qs[kFuseSrc + r], q2 = qs[2 * kFuseSrc + r];
+#pragma unroll
+        for (int u = 0; u < kFusePer; ++u) {
+          const double f = Lr[ia[u]] * Lr[p1 + ib[u]] * Lr[2 * p1 + ie[u]];
+          s[u][0] += f * q0;
+          s[u][1] += f * q1;
+          s[u][2] += f * q2;
+        }
+      }
+    }
+    double* o = prefix + t.prefix + (j + 1) * 3 * m;
+#pragma unroll
+    for (int u = 0; u < kFusePer; ++u) {
+      const long idx = g0 + tid + u * kFuseThreads;
+      if (idx < m) {
+        o[idx] = s[u][0];
+        o[m + idx] = s[u][1];
+        o[2 * m + idx] = s[u][2];
+      }
+    }
+  }
+}
+#endif
+
+// The tables' passes: `asked` unless −1, else BEATNIK_TREE_EDGE_TABLES, else 1. 0: the Lagrange
+// values into a buffer (gather_pass) then the block sums (blocks_pass); 1: the sorted copy
+// (copy_pass) then fused_blocks_kernel (device; the host runs 0 whatever it is).
+int table_pass_variant(int asked) {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_EDGE_TABLES");
+    return e && *e ? std::atoi(e) : 1;
+  }();
+  const int v = asked >= 0 ? asked : env;
+  if (v < 0 || v > 1) throw Error("tree edge tables: variant 0 or 1 (BEATNIK_TREE_EDGE_TABLES)");
+  return v;
+}
+
 // Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
 // kScanRows rows are loaded at a time before they are summed (the same additions in the same
 // order): one row at a time, each load waiting behind the store before it, took 18.0 ms a call
@@ -275,7 +415,7 @@ struct SumArgs {  // what the sum kernel reads and writes
 // Target q: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term). U:
 // the proxy loop unrolled U times, 0 as the compiler chooses (the pairs still added one by one
 // in order: the same bits); the device kernel's variants differ in U and their occupancy only.
-template <int U>
+template <int U, bool kFast = false>
 BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
   const long n = a.n;
   const BRImages& img = a.img;
@@ -306,13 +446,13 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
       const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
       double v[3] = {0.0, 0.0, 0.0};
       if (jh <= jl) {
-        direct(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
+        direct<kFast>(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
         dp += hi - lo;
       } else {
         const double *Qh = a.prefix + t.prefix + 3 * m * jh, *Ql = a.prefix + t.prefix + 3 * m * jl;
         const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
         auto pair = [&](int k) {
-          br_pair(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
+          edge_pair<kFast>(x, y, z, px[k] + ox, py[k] + oy, pz[k], Qh[k] - Ql[k], Qh[m + k] - Ql[m + k],
                   Qh[2 * m + k] - Ql[2 * m + k], eps, v[0], v[1], v[2]);
         };
         if constexpr (U == 0) {  // the compiler's choice
@@ -324,10 +464,10 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
           for (int k = 0; k < m; ++k) pair(k);
         }
         pp += m;
-        if (jh * B <= hi) direct(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
-        else direct(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
-        if (jl * B <= lo) direct(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
-        else direct(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
+        if (jh * B <= hi) direct<kFast>(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+        else direct<kFast>(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+        if (jl * B <= lo) direct<kFast>(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+        else direct<kFast>(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
         dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
       }
       for (int c = 0; c < 3; ++c) u[c] += v[c];
@@ -343,34 +483,283 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
 // kSumThreads per multiprocessor (parallel_for's kernel takes 102 registers: 16 warps of 64;
 // the kernel waits on its binary searches' loads and the pairs' FP64 chains, so more warps pay).
 constexpr int kSumThreads = 256;
-template <int U, int MinBlocks>
+template <int U, int MinBlocks, bool kFast = false>
 __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < a.nq) sum_target<U>(a.q0 + i, a);
+  if (i < a.nq) sum_target<U, kFast>(a.q0 + i, a);
+}
+
+// The warp kernel (variants 8, 9): a warp per batch, two targets per lane (targets g + lane and
+// g + 32 + lane of each group of 64), the batch's terms in list order as sum_target takes them,
+// so every target's additions are sum_target's, in the same order (the same bits):
+// * the four cuts of a lane's two targets searched in lockstep (a fixed number of steps, the
+//   same for the warp: the table's length; any search finds the same cut, the predicate being
+//   monotone along the sorted keys);
+// * the proxy pairs chunk by chunk of kChunk proxies: the chunk's proxies and the prefix rows
+//   the warp's targets read (a slot per distinct row of the lanes' A targets' low rows, B's low,
+//   A's high, B's high: __match_any_sync; at most kRows slots) staged in shared memory by
+//   coalesced loads, then each lane's two targets against the chunk (one target per thread read
+//   its rows from global memory, many rows per warp instruction); more rows than kRows (or kStage
+//   false): read from global memory as sum_target does;
+// * the direct pairs beside the rows: the lane's two targets' loops interleaved;
+// * the pair without the library rsqrt's branch (edge_rsqrt).
+// Measured (2026-11-27, one H100, 1024², ncu, isolated): 49.0 ms a call (8) and 51.3 (11)
+// against 44.8 for variant 4, every warp term staged: slower. The kernels are not bound by
+// bandwidth (L2 0.5–0.6 TB/s, DRAM 0.1 TB/s) but by the latency of dependent loads (the cuts'
+// searches, the staging before each chunk, the direct loops) with few warps (168 registers:
+// 12 warps a multiprocessor). Kept as variants, the base for staging pipelined ahead of the
+// pairs (docs/tree.md "The edge stage's sort, kernel and tables").
+constexpr int kWarpThreads = 128, kWarpsPerBlock = kWarpThreads / 32;
+template <int kChunk, int kRows>
+struct WarpStage {
+  double row[kRows * 3][kChunk + 1];  // (row slot, component) × proxy; +1: the slots' banks differ
+  double p[3][kChunk];
+  int j[kRows];  // each slot's row
+};
+static_assert(sizeof(WarpStage<16, 28>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
+static_assert(sizeof(WarpStage<8, 48>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
+
+// The first index of key[0, n) whose predicate fails (nearest image ≥ bound on a prefix), for
+// four (r, bound) at once, in lockstep: the same result as cut().
+__device__ inline void cuts4(const double* key, long n, const double (&r)[4], const int (&bound)[4], double L,
+                             double h, long (&c)[4]) {
+  long base[4] = {0, 0, 0, 0};
+  long len = n;
+  while (len > 1) {
+    const long half = len / 2;
+#pragma unroll
+    for (int s = 0; s < 4; ++s)
+      base[s] = tree::nearest_image(r[s] - key[base[s] + half], L, h) >= bound[s] ? base[s] + half : base[s];
+    len -= half;
+  }
+#pragma unroll
+  for (int s = 0; s < 4; ++s)
+    c[s] = n == 0 ? 0 : base[s] + (tree::nearest_image(r[s] - key[base[s]], L, h) >= bound[s] ? 1 : 0);
+}
+
+template <bool kStage, int MinBlocks, int kChunk = 16, int kRows = 28>
+__global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumArgs a) {
+  __shared__ WarpStage<kChunk, kRows> stage[kWarpsPerBlock];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int b = blockIdx.x * kWarpsPerBlock + w;
+  if (b >= a.nb) return;  // (the whole warp: no block-wide synchronisation below)
+  WarpStage<kChunk, kRows>& S = stage[w];
+  const unsigned full = 0xffffffffu;
+  const long n = a.n;
+  const BRImages& img = a.img;
+  const double eps = a.eps;
+  const long f0 = a.first[b], f1 = a.first[b + 1], i0 = a.start[b], i1 = a.start[b + 1];
+  unsigned long long pp = 0, dp = 0, staged = 0, unstaged = 0;  // (the last two: warp-uniform)
+  for (long g = f0; g < f1; g += 64) {
+    const long qa = g + lane, qb = g + 32 + lane;
+    const bool va = qa < f1, vb = qb < f1;
+    const long ca = va ? qa : g, cb = vb ? qb : g;  // idle slots search with the group's first target
+    const double xa = a.tgt[ca], ya = a.tgt[n + ca], za = a.tgt[2 * n + ca];
+    const double xb = a.tgt[cb], yb = a.tgt[n + cb], zb = a.tgt[2 * n + cb];
+    double ua[3] = {0.0, 0.0, 0.0}, ub[3] = {0.0, 0.0, 0.0};
+    for (long i = i0; i < i1; ++i) {
+      const EdgeTermDev e = a.terms[i];
+      const Tab& t = a.tabs[e.table];
+      const int d = t.axis, mm = d == 0 ? e.mx : e.my, m = t.m, K = img.k;
+      const double L = d == 0 ? img.period[0] : img.period[1], h = img.centred ? 0.5 * L : 0.0;
+      const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
+      const long tn = t.n;
+      const double* s = a.sorted + t.sorted;
+      long c[4];
+      cuts4(s + d * tn, tn, {d == 0 ? xa : ya, d == 0 ? xa : ya, d == 0 ? xb : yb, d == 0 ? xb : yb},
+            {mm + K + 1, mm - K, mm + K + 1, mm - K}, L, h, c);
+      const long loa = c[0], hia = c[1], lob = c[2], hib = c[3];
+      const bool ta = va && hia > loa, tb = vb && hib > lob;
+      if (!__any_sync(full, ta || tb)) continue;
+      const long B = t.block, rows = t.rows;
+      const long jla = least((loa + B / 2) / B, rows), jha = least((hia + B / 2) / B, rows);
+      const long jlb = least((lob + B / 2) / B, rows), jhb = least((hib + B / 2) / B, rows);
+      const bool pa = ta && jha > jla, pb = tb && jhb > jlb;
+      double wa[3] = {0.0, 0.0, 0.0}, wb[3] = {0.0, 0.0, 0.0};  // the term's v per target
+      const double *px = a.prox + t.prox, *py = px + m, *pz = py + m;
+      const double* Q = a.prefix + t.prefix;
+      if (__any_sync(full, pa || pb)) {
+        // Slots for the distinct rows of each of the four (the lanes' A and B targets' low and
+        // high rows; a row shared by a target A and a target B takes two slots).
+        const long jv[4] = {jla, jlb, jha, jhb};
+        const bool act[4] = {pa, pb, pa, pb};
+        int slot[4], nslots = 0;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int v = act[u] ? static_cast<int>(jv[u]) : -1;
+          const unsigned grp = __match_any_sync(full, v);
+          const int leader = __ffs(grp) - 1;
+          const unsigned leaders = __ballot_sync(full, act[u] && leader == lane);
+          const int mine = nslots + __popc(leaders & ((1u << lane) - 1u));
+          if (kStage && act[u] && leader == lane && mine < kRows) S.j[mine] = v;
+          slot[u] = __shfl_sync(full, mine, leader);
+          nslots += __popc(leaders);
+        }
+        if (kStage && nslots <= kRows) {
+          ++staged;
+          __syncwarp();
+          const int sla = 3 * slot[0], slb = 3 * slot[1], sha = 3 * slot[2], shb = 3 * slot[3];
+          const int nrc = 3 * nslots;
+          for (int k0 = 0; k0 < m; k0 += kChunk) {
+            const int kc = m - k0 < kChunk ? m - k0 : kChunk;
+            for (int u = lane; u < 3 * kChunk; u += 32) {
+              const int cc = u / kChunk, k = u % kChunk;
+              if (k < kc) S.p[cc][k] = px[cc * m + k0 + k];
+            }
+            for (int u = lane; u < nrc * kChunk; u += 32) {
+              const int rc = u / kChunk, k = u % kChunk;
+              if (k < kc) {
+                const long j = S.j[rc / 3];
+                S.row[rc][k] = Q[3 * m * j + (rc % 3) * m + k0 + k];
+              }
+            }
+            __syncwarp();
+#pragma unroll 4
+            for (int k = 0; k < kc; ++k) {
+              const double sx = S.p[0][k] + ox, sy = S.p[1][k] + oy, sz = S.p[2][k];
+              if (pa)
+                edge_pair<true>(xa, ya, za, sx, sy, sz, S.row[sha][k] - S.row[sla][k],
+                                S.row[sha + 1][k] - S.row[sla + 1][k], S.row[sha + 2][k] - S.row[sla + 2][k], eps,
+                                wa[0], wa[1], wa[2]);
+              if (pb)
+                edge_pair<true>(xb, yb, zb, sx, sy, sz, S.row[shb][k] - S.row[slb][k],
+                                S.row[shb + 1][k] - S.row[slb + 1][k], S.row[shb + 2][k] - S.row[slb + 2][k], eps,
+                                wb[0], wb[1], wb[2]);
+            }
+            __syncwarp();
+          }
+        } else {
+          ++unstaged;
+          const double *Qha = Q + 3 * m * jha, *Qla = Q + 3 * m * jla, *Qhb = Q + 3 * m * jhb, *Qlb = Q + 3 * m * jlb;
+#pragma unroll 4
+          for (int k = 0; k < m; ++k) {
+            const double sx = px[k] + ox, sy = py[k] + oy, sz = pz[k];
+            if (pa)
+              edge_pair<true>(xa, ya, za, sx, sy, sz, Qha[k] - Qla[k], Qha[m + k] - Qla[m + k],
+                              Qha[2 * m + k] - Qla[2 * m + k], eps, wa[0], wa[1], wa[2]);
+            if (pb)
+              edge_pair<true>(xb, yb, zb, sx, sy, sz, Qhb[k] - Qlb[k], Qhb[m + k] - Qlb[m + k],
+                              Qhb[2 * m + k] - Qlb[2 * m + k], eps, wb[0], wb[1], wb[2]);
+          }
+        }
+      }
+      // The direct pairs, in sum_target's order: a direct-only target its [lo, hi); a target with
+      // proxy pairs the sources between jh·B and hi, then between jl·B and lo (signed).
+      for (int seg = 0; seg < 2; ++seg) {
+        long a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        double sa = 1.0, sb = 1.0;
+        bool ha = false, hb = false;  // the segment exists (its signed sum is added, empty or not)
+        if (ta) {
+          if (!pa) {
+            ha = seg == 0, a0 = loa, a1 = hia;
+          } else if (seg == 0) {
+            ha = true;
+            if (jha * B <= hia) a0 = jha * B, a1 = hia;
+            else a0 = hia, a1 = jha * B, sa = -1.0;
+          } else {
+            ha = true;
+            if (jla * B <= loa) a0 = jla * B, a1 = loa, sa = -1.0;
+            else a0 = loa, a1 = jla * B;
+          }
+        }
+        if (tb) {
+          if (!pb) {
+            hb = seg == 0, b0 = lob, b1 = hib;
+          } else if (seg == 0) {
+            hb = true;
+            if (jhb * B <= hib) b0 = jhb * B, b1 = hib;
+            else b0 = hib, b1 = jhb * B, sb = -1.0;
+          } else {
+            hb = true;
+            if (jlb * B <= lob) b0 = jlb * B, b1 = lob, sb = -1.0;
+            else b0 = lob, b1 = jlb * B;
+          }
+        }
+        if (!__any_sync(full, ha || hb)) break;
+        const long na = ha ? a1 - a0 : 0, nbb = hb ? b1 - b0 : 0, most = na > nbb ? na : nbb;
+        double xa3[3] = {0.0, 0.0, 0.0}, xb3[3] = {0.0, 0.0, 0.0};
+        for (long k = 0; k < most; ++k) {
+          if (k < na) {
+            const long q = a0 + k;
+            edge_pair<true>(xa, ya, za, s[q] + ox, s[tn + q] + oy, s[2 * tn + q], s[3 * tn + q], s[4 * tn + q],
+                            s[5 * tn + q], eps, xa3[0], xa3[1], xa3[2]);
+          }
+          if (k < nbb) {
+            const long q = b0 + k;
+            edge_pair<true>(xb, yb, zb, s[q] + ox, s[tn + q] + oy, s[2 * tn + q], s[3 * tn + q], s[4 * tn + q],
+                            s[5 * tn + q], eps, xb3[0], xb3[1], xb3[2]);
+          }
+        }
+        if (ha) {
+          for (int cc = 0; cc < 3; ++cc) wa[cc] += sa * xa3[cc];
+          dp += na;
+        }
+        if (hb) {
+          for (int cc = 0; cc < 3; ++cc) wb[cc] += sb * xb3[cc];
+          dp += nbb;
+        }
+      }
+      if (pa) pp += m;
+      if (pb) pp += m;
+      if (ta)
+        for (int cc = 0; cc < 3; ++cc) ua[cc] += wa[cc];
+      if (tb)
+        for (int cc = 0; cc < 3; ++cc) ub[cc] += wb[cc];
+    }
+    if (va)
+      for (int cc = 0; cc < 3; ++cc) a.acc[cc * n + qa] = ua[cc];
+    if (vb)
+      for (int cc = 0; cc < 3; ++cc) a.acc[cc * n + qb] = ub[cc];
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    pp += __shfl_down_sync(full, pp, o);
+    dp += __shfl_down_sync(full, dp, o);
+  }
+  if (lane == 0) {
+    add_count(a.counts, pp);
+    add_count(a.counts + 1, dp);
+    add_count(a.counts + 2, staged);
+    add_count(a.counts + 3, unstaged);
+  }
 }
 
 #endif
 
 // The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
-// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … kSumVariants − 1: the launch-bounded
-// ones of sum_pass (unroll, blocks per multiprocessor). Default 4 (80 registers, 24 warps a
-// multiprocessor, a few spills): at 1024² on an H200 the kernel took 0.048 s a call beside the
-// sums against 0.062 for variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6
-// (64 registers, spilling; docs/tree.md "The edge stage's kernel and tables").
-constexpr int kDefaultSumVariant = 4, kSumVariants = 7;
+// else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
+// ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt); 8 – 10: the warp
+// kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
+// 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). On one H100 at 1024²
+// (ncu, isolated, 2026-11-27): 4 44.8 ms a call, 7 44.7, 8 49.0, 11 51.3; beside the sums 4
+// 47.8, 7 47.3, 8 53.6–67.8, 9 49.3, 10 55.7, 11 72.8. The default stays 4. Variant 4 (80 registers, 24 warps a multiprocessor, a few
+// spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
+// variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
+// docs/tree.md "The edge stage's kernel and tables").
+constexpr int kDefaultSumVariant = 4, kSumVariants = 12;
 int sum_variant(int asked) {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
     return e ? std::atoi(e) : kDefaultSumVariant;
   }();
   const int v = asked >= 0 ? asked : env;
-  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 6 (BEATNIK_TREE_EDGE_KERNEL)");
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 11 (BEATNIK_TREE_EDGE_KERNEL)");
   return v;
 }
 
-// Per target: its batch's edge terms (sum_target), one thread each on the device.
+// Per target: its batch's edge terms (sum_target), one thread each on the device, or a warp per
+// batch (variants 8, 9).
 void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
+  if (S == exec::Space::Device && variant >= 8 && a.nb > 0) {  // (8 – 11)
+    const unsigned g = static_cast<unsigned>((a.nb + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    cudaStream_t st = exec::detail::stream();
+    if (variant == 8) edge_warp_kernel<true, 3><<<g, kWarpThreads, 0, st>>>(a);
+    else if (variant == 9) edge_warp_kernel<false, 3><<<g, kWarpThreads, 0, st>>>(a);
+    else if (variant == 10) edge_warp_kernel<true, 4><<<g, kWarpThreads, 0, st>>>(a);
+    else edge_warp_kernel<true, 3, 8, 48><<<g, kWarpThreads, 0, st>>>(a);
+    exec::detail::check_launch("tree edge sums (warp kernel)");
+    return;
+  }
   if (S == exec::Space::Device && variant > 0 && a.nq > 0) {
     const unsigned g = static_cast<unsigned>((a.nq + kSumThreads - 1) / kSumThreads);
     cudaStream_t st = exec::detail::stream();
@@ -380,7 +769,8 @@ void sum_pass(exec::Space S, const SumArgs& a, int variant) {
       case 3: edge_sum_kernel<4, 2><<<g, kSumThreads, 0, st>>>(a); break;
       case 4: edge_sum_kernel<0, 3><<<g, kSumThreads, 0, st>>>(a); break;
       case 5: edge_sum_kernel<2, 3><<<g, kSumThreads, 0, st>>>(a); break;
-      default: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+      case 6: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+      default: edge_sum_kernel<4, 2, true><<<g, kSumThreads, 0, st>>>(a); break;
     }
     exec::detail::check_launch("tree edge sums");
     return;
@@ -412,7 +802,7 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
       first_(space, 0),
       start_(space, 0),
       terms_(space, 0),
-      counts_(space, 2),
+      counts_(space, 4),
       temp_(space, 0) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (space_ == exec::Space::Device) {
@@ -576,14 +966,14 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   Tab* piece = host_tabs_.data() + k0;
   std::vector<double> host_nodes(size_t(nt) * NW, 0.0);
   std::vector<long> host_segs(nt + 1, 0);
-  long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0;
+  long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0, bitem = 0;
   for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
     for (int d = 0; d < 3; ++d)
       if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
     const long rows = e.n / e.block;
-    piece[k] = {item, sorted, pre, citem, pitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+    piece[k] = {item, sorted, pre, citem, pitem, bitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
                 {e.dg[0], e.dg[1], e.dg[2]}};
     host_segs[k] = item;
     item += e.n;
@@ -591,6 +981,7 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;
     pitem += e.m;
+    bitem += rows;
   }
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
@@ -641,6 +1032,18 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
                   scratch);
     }
+    const int tv = S == exec::Space::Device ? table_pass_variant(table_variant) : 0;
+#if defined(BEATNIK_DEVICE_COMPILE)
+    if (tv == 1) {
+      copy_pass(S, item, tabs, nt, src_pool_, vals_sorted_.data(), sorted_.data());
+      if (bitem > 0) {
+        const size_t sh = (size_t(kFuseSrc) * 3 * p1 + 3 * kFuseSrc) * sizeof(double);
+        fused_blocks_kernel<<<static_cast<unsigned>(bitem), kFuseThreads, sh, exec::detail::stream()>>>(
+            tabs, nt, sorted_.data(), nd, p1, prefix_.data());
+        exec::detail::check_launch("tree edge tables (fused block sums)");
+      }
+    }
+#endif
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
     std::vector<int> group{0};  // tables [group[g], group[g+1]) share one fill of the buffer
@@ -650,8 +1053,8 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       most = std::max(most, (k1 < nt ? piece[k1].item : item) - piece[k0g].item);
       group.push_back(k1);
     }
-    grow(lagrange_, size_t(most) * 3 * p1);
-    for (size_t g = 0; g + 1 < group.size(); ++g) {
+    if (tv == 0) grow(lagrange_, size_t(most) * 3 * p1);
+    for (size_t g = 0; tv == 0 && g + 1 < group.size(); ++g) {
       const int a = group[g], b = group[g + 1];
       const long i0 = piece[a].item, i1 = b < nt ? piece[b].item : item;
       const long c0 = piece[a].citem, c1 = b < nt ? piece[b].citem : citem;
@@ -686,7 +1089,7 @@ void TreeEdgeDevice::begin_sums(const double* tgt, long n, const BRImages& img, 
 #if defined(BEATNIK_DEVICE_COMPILE)
     const cudaStream_t st = static_cast<cudaStream_t>(stream_);
     cuda_check(cudaMemsetAsync(acc_.data(), 0, 3 * size_t(n) * sizeof(double), st), "cudaMemsetAsync");
-    cuda_check(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), st), "cudaMemsetAsync");
+    cuda_check(cudaMemsetAsync(counts_.data(), 0, 4 * sizeof(unsigned long long), st), "cudaMemsetAsync");
 #endif
   }
 }
@@ -743,8 +1146,11 @@ void TreeEdgeDevice::wait() {
   }
   retired_.clear();
   if (!summed_) return;
-  unsigned long long c[2] = {0, 0};
-  exec::copy(c, exec::Space::Host, counts_.data(), space_, 2);
+  unsigned long long c[4] = {0, 0, 0, 0};
+  exec::copy(c, exec::Space::Host, counts_.data(), space_, 4);
+  static const bool stats = std::getenv("BEATNIK_TREE_EDGE_STATS") != nullptr;
+  if (stats)  // the warp kernel's terms with proxy pairs: rows staged, rows from global memory
+    std::fprintf(stderr, "tree edge kernel: %llu warp terms staged, %llu not\n", c[2], c[3]);
   proxy_pairs = static_cast<long>(c[0]);
   direct_pairs = static_cast<long>(c[1]);
 }

@@ -1,11 +1,13 @@
 #pragma once
 // The window's edge terms (tree_edge.hpp) where the sums run on the device (-S tree -x cuda,
 // docs/tree.md "On the GPU"): the prefix tables are built from the source and proxy pools the
-// sums already uploaded — each table's sources sorted by a stable segmented sort (ties in tree
-// order, as the host's std::stable_sort), the prefix strengths as sums over each block of
-// sources (one item per block and proxy) and a running sum per proxy — then one kernel item per
-// target adds its batch's edge terms in list order with the host's binary searches, proxy pairs
-// and direct pairs beside the rows. Written with exec::parallel_for (the sort apart), so it also
+// sums already uploaded — each table's sources sorted stably (ties in tree order, as the host's
+// std::stable_sort; on the device two radix sorts, or CUB's segmented sort), the prefix
+// strengths as sums over each block of sources (on the device one thread block per block of
+// sources, its Lagrange values in shared memory) and a running sum per proxy — then one kernel
+// item per target adds its batch's edge terms in list order with the host's binary searches,
+// proxy pairs and direct pairs beside the rows (or, variants 8–11, a warp per batch). Written
+// with exec::parallel_for (the sort and the device-only kernels apart), so it also
 // runs on the host, where the unit test holds it against build_edge_table. On the device all of
 // it is queued on a CUDA stream of this object's own (copies included: nothing on the default
 // stream), so the solver lets it run beside the near and far sums still in flight.
@@ -79,9 +81,16 @@ class TreeEdgeDevice {
   // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
   // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
   int kernel_variant = -1;
+  // The device tables' passes (tree_edge_device.cpp's table_pass_variant): −1 takes
+  // BEATNIK_TREE_EDGE_TABLES or the default 1 (the Lagrange values and block sums in one kernel,
+  // no Lagrange buffer); 0 the Lagrange values' buffer (grouped by max_lagrange_items) then the
+  // block sums. The same bits; the host runs 0.
+  int table_variant = -1;
   // Device: each piece's sort by two stable radix sorts (by key, then by table; the same
   // permutation) instead of CUB's segmented sort, which waits on the host for the stream (it
-  // reads sizes back): the solver's pipelined edge stage sets it. The host sorts per table.
+  // reads sizes back): the solver sets it in both paths, one-shot and pipelined, unless
+  // BEATNIK_TREE_EDGE_SORT=segmented (docs/tree.md "The edge stage's sort, kernel and tables").
+  // The host sorts per table.
   bool radix_sort = false;
   long proxy_pairs = 0, direct_pairs = 0;  // of the call's sums
   long bytes = 0;                          // of the call's tables
@@ -98,6 +107,7 @@ class TreeEdgeDevice {
     long prefix;  // offset of its prefix rows (among all of the call's)
     long citem;   // its first (block, proxy) item in its piece
     long pitem;   // its first proxy item in its piece
+    long bitem;   // its first block of sources in its piece (the fused tables' thread blocks)
     long src, stride, n, prox, block, rows;
     int m, axis;
     int dg[3];
