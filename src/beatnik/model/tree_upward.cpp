@@ -13,6 +13,11 @@ namespace beatnik::model {
 namespace {
 
 constexpr long kChunk = 256;  // sources per partial sum: enough items to fill a GPU at every depth
+#if defined(__CUDACC__)
+#define UPWARD_UNROLL _Pragma("unroll 8")
+#else
+#define UPWARD_UNROLL _Pragma("GCC unroll 8")
+#endif
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -167,11 +172,21 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       o[idx] = nd[a];
       o[m + idx] = nd[p1 + b];
       o[2 * m + idx] = nd[2 * p1 + e];
-      for (int c = 0; c < 3; ++c) {
-        double v = 0.0;
-        for (int h = g.chunk0; h < g.chunk1; ++h) v += part[HH[h].part + c * m + idx];
-        o[(3 + c) * m + idx] = v;
+      // A grid's chunks are consecutive, 3·m partial sums apart: the three sums in one loop whose
+      // loads depend on nothing summed (near the root a proxy has thousands of chunks and few
+      // proxies run at once, so a chain of dependent loads per chunk was the pass's time).
+      const double* q = part + HH[g.chunk0].part + idx;
+      const long stride = 3L * m;
+      double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+      UPWARD_UNROLL
+      for (int h = g.chunk0; h < g.chunk1; ++h, q += stride) {
+        v0 += q[0];
+        v1 += q[m];
+        v2 += q[2 * m];
       }
+      o[3 * m + idx] = v0;
+      o[4 * m + idx] = v1;
+      o[5 * m + idx] = v2;
     });
   }
   exec::fence(S);
