@@ -46,11 +46,16 @@ long first_false(long lo, long hi, P pred) {
   return lo;
 }
 
-// The pair loops: AVX2 + FMA intrinsics on every CPU that has them (AVX-512 ones too: there is no
-// AVX-512 edge loop, and the portable one is scalar code with GCC 12), else the portable loop.
+// The pair loops: the run's host kernel's flavour (br_host_kernel_default: AVX-512F, else AVX2 +
+// FMA, else the portable loop).
 detail::EdgePairsFn pairs_fn() {
-  static const detail::EdgePairsFn f = br_host_kernel_supported(BRHostKernel::Avx2) ? detail::edge_pairs_avx2
-                                                                                    : detail::edge_pairs_portable;
+  static const detail::EdgePairsFn f = [] {
+    switch (br_host_kernel_default()) {
+      case BRHostKernel::Avx512: return detail::edge_pairs_avx512;
+      case BRHostKernel::Avx2: return detail::edge_pairs_avx2;
+      default: return detail::edge_pairs_portable;
+    }
+  }();
   return f;
 }
 
@@ -110,6 +115,7 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
     for (long q = 0; q < nt; ++q)
       if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order[count[slot(q)]++] = q;
   }
+  static const bool avx512 = br_host_kernel_default() == BRHostKernel::Avx512;
   thread_local std::vector<double> w, g;  // the proxies with the group's strengths; its targets and sums
   bool placed = false;                    // the proxies' positions in w (the same for every group)
   for (size_t a = 0; a < order.size();) {
@@ -130,9 +136,15 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
         const long q = order[a + i];
         g[i] = tx[q], g[ng + i] = ty[q], g[2 * ng + i] = tz[q];
       }
-      const BRSourceRange r{w.data(), m, 0, m, mx, my, false};
-      br_targets_host(g.data(), g.data() + ng, g.data() + 2 * ng, ng, &r, 1, img, eps, g.data() + 3 * ng,
-                      g.data() + 4 * ng, g.data() + 5 * ng);
+      if (avx512) {
+        detail::edge_targets_avx512(w.data(), w.data() + m, w.data() + 2 * m, &w[3 * m], m, m, mx * img.period[0],
+                                    my * img.period[1], g.data(), g.data() + ng, g.data() + 2 * ng, ng, eps,
+                                    g.data() + 3 * ng, g.data() + 4 * ng, g.data() + 5 * ng);
+      } else {
+        const BRSourceRange r{w.data(), m, 0, m, mx, my, false};
+        br_targets_host(g.data(), g.data() + ng, g.data() + 2 * ng, ng, &r, 1, img, eps, g.data() + 3 * ng,
+                        g.data() + 4 * ng, g.data() + 5 * ng);
+      }
       for (long i = 0; i < ng; ++i) {
         const long q = order[a + i];
         done[q] = 1;
