@@ -69,6 +69,24 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
   for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
 }
 
+// The number of k in [a, b) with nearest_image(r − key[k], L, h) > above: on sorted keys the
+// predicate holds on a prefix, so a + the count is the first k where it fails (first_false's
+// answer), counted without branches. For slabs up to kCountedSlab keys.
+constexpr long kCountedSlab = 256;
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+long count_above(const double* __restrict key, long a, long b, double r, double L, double h, int above) {
+  if (!(h > 0.0 && L > 0.0)) return 0 > above ? b - a : 0;  // a₀ = 0 throughout
+  const double zl = kCentringShift * L;
+  long c = 0;
+#pragma omp simd reduction(+ : c)
+  for (long k = a; k < b; ++k) {
+    const double s = (r - key[k]) + zl;  // as image_centre forms it
+    const long a0 = static_cast<long>(s >= h) - static_cast<long>(s < -h);
+    c += a0 > above;
+  }
+  return c;
+}
+
 // out = a − b over n doubles (a group's strengths from two prefix rows), cloned to vectorise.
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 void difference(const double* a, const double* b, long n, double* out) {
@@ -210,6 +228,9 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   }
   const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
   const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
+  // Over a narrow slab the predicate's true prefix is counted in the SIMD lanes (the same cut as
+  // the binary search, whose branches mispredict about every other step).
+  const bool count_lo = lo1 - lo0 <= kCountedSlab, count_hi = hi1 - hi0 <= kCountedSlab;
   // Each target's cuts and the nearest prefix rows to them; the sources between a row and the cut
   // are summed directly.
   thread_local std::vector<long> cuts;  // per target: lo, hi, jl, jh
@@ -219,7 +240,10 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   pv.resize(3 * nt);
   done.assign(nt, 0);
   for (long q = 0; q < nt; ++q) {
-    const long lo = cut_lo(tr[q], lo0, lo1), hi = cut_hi(tr[q], hi0, hi1);
+    const long lo = count_lo ? lo0 + count_above(key, lo0, lo1, tr[q], L, h, mm + img.k)
+                             : cut_lo(tr[q], lo0, lo1);
+    const long hi = count_hi ? hi0 + count_above(key, hi0, hi1, tr[q], L, h, mm - img.k - 1)
+                             : cut_hi(tr[q], hi0, hi1);
     cuts[4 * q] = lo, cuts[4 * q + 1] = hi;
     cuts[4 * q + 2] = std::min((lo + B / 2) / B, rows), cuts[4 * q + 3] = std::min((hi + B / 2) / B, rows);
   }
