@@ -336,8 +336,8 @@ TEST(BRHostKernels, TargetsOutsideTheFloatRange) {
 }
 
 // The edge sums' pair loops (model/tree_edge_pairs.hpp: one target against points with
-// strengths a or a − b, e.g. a prefix difference of proxy strengths), portable and AVX2 + FMA
-// where this CPU has it, against a serial long-double sum: point counts 1..13 from offsets 0..3
+// strengths a or a − b, e.g. a prefix difference of proxy strengths), portable, AVX2 + FMA and
+// AVX-512F where this CPU has them, against a serial long-double sum: point counts 1..13 from offsets 0..3
 // (every vector tail), d outside the float range (ε = 0 beside near-coincident points, points
 // 1e20 away) and d = 0 (NaN).
 TEST(BRHostKernels, EdgePairLoops) {
@@ -349,6 +349,8 @@ TEST(BRHostKernels, EdgePairLoops) {
   if (model::br_host_kernel_supported(BRHostKernel::Avx2))
     fns.push_back({"avx2", model::tree::detail::edge_pairs_avx2});
   EXPECT_EQ(fns.size() == 2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  if (model::br_host_kernel_supported(BRHostKernel::Avx512))
+    fns.push_back({"avx512", model::tree::detail::edge_pairs_avx512});
   std::mt19937_64 g(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const long n = 16;
@@ -394,6 +396,51 @@ TEST(BRHostKernels, EdgePairLoops) {
             }
           }
         }
+}
+
+// The shared-rows groups' loop (edge_targets_avx512: several targets against one set of points,
+// 4 targets per pass): every target's sum against a serial long-double one, for point counts
+// around the vector width and 1–9 targets (every pass width), and equal to the one-target loop
+// with the same strengths to round-off.
+TEST(BRHostKernels, EdgeTargetsLoop) {
+  if (!model::br_host_kernel_supported(BRHostKernel::Avx512)) GTEST_SKIP() << "no AVX-512F";
+  std::mt19937_64 g(12);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (long m : {1L, 7L, 8L, 9L, 17L, 81L})
+    for (long nt = 1; nt <= 9; ++nt) {
+      std::vector<double> p(3 * m), q(3 * m), t(3 * nt), v(3 * nt, -1.0);
+      for (auto& x : p) x = u(g);
+      for (auto& x : q) x = 1e-3 * u(g);
+      for (auto& x : t) x = u(g);
+      const double ox = 2.0, oy = -2.0, eps = 1e-3;
+      model::tree::detail::edge_targets_avx512(p.data(), p.data() + m, p.data() + 2 * m, q.data(), m, m, ox, oy,
+                                               t.data(), t.data() + nt, t.data() + 2 * nt, nt, eps, v.data(),
+                                               v.data() + nt, v.data() + 2 * nt);
+      for (long i = 0; i < nt; ++i) {
+        long double sum[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
+        for (long k = 0; k < m; ++k) {
+          const long double r[3] = {(long double)t[i] - (p[k] + ox), (long double)t[nt + i] - (p[m + k] + oy),
+                                    (long double)t[2 * nt + i] - p[2 * m + k]};
+          const long double qq[3] = {q[k], q[m + k], q[2 * m + k]};
+          const long double d = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps;
+          const long double f = 1.0L / (d * std::sqrt(d));
+          for (int c = 0; c < 3; ++c) {
+            const long double s1 = qq[(c + 1) % 3] * r[(c + 2) % 3], s2 = qq[(c + 2) % 3] * r[(c + 1) % 3];
+            sum[c] += (s1 - s2) * f;
+            mag[c] += (std::fabs(s1) + std::fabs(s2)) * f;
+          }
+        }
+        double one[3] = {0.0, 0.0, 0.0};
+        model::tree::detail::edge_pairs_avx512(p.data(), p.data() + m, p.data() + 2 * m, q.data(), nullptr, m, 0, m,
+                                               ox, oy, t[i], t[nt + i], t[2 * nt + i], eps, one);
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_LE(std::fabs(v[c * nt + i] - double(sum[c])), 1e-13 * double(mag[c]))
+              << "m " << m << ", nt " << nt << ", target " << i << ", component " << c;
+          EXPECT_LE(std::fabs(v[c * nt + i] - one[c]), 1e-14 * double(mag[c]))
+              << "m " << m << ", nt " << nt << ", target " << i << ", component " << c << " against one target";
+        }
+      }
+    }
 }
 
 }  // namespace

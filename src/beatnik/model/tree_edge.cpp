@@ -46,11 +46,16 @@ long first_false(long lo, long hi, P pred) {
   return lo;
 }
 
-// The pair loops: AVX2 + FMA intrinsics on every CPU that has them (AVX-512 ones too: there is no
-// AVX-512 edge loop, and the portable one is scalar code with GCC 12), else the portable loop.
+// The pair loops: the run's host kernel's flavour (br_host_kernel_default: AVX-512F, else AVX2 +
+// FMA, else the portable loop).
 detail::EdgePairsFn pairs_fn() {
-  static const detail::EdgePairsFn f = br_host_kernel_supported(BRHostKernel::Avx2) ? detail::edge_pairs_avx2
-                                                                                    : detail::edge_pairs_portable;
+  static const detail::EdgePairsFn f = [] {
+    switch (br_host_kernel_default()) {
+      case BRHostKernel::Avx512: return detail::edge_pairs_avx512;
+      case BRHostKernel::Avx2: return detail::edge_pairs_avx2;
+      default: return detail::edge_pairs_portable;
+    }
+  }();
   return f;
 }
 
@@ -62,6 +67,24 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
   double w[3] = {0.0, 0.0, 0.0};
   pairs(xs, ys, zs, zs + n, nullptr, n, k0, k1, ox, oy, x, y, z, eps, w);
   for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
+}
+
+// The number of k in [a, b) with nearest_image(r − key[k], L, h) > above: on sorted keys the
+// predicate holds on a prefix, so a + the count is the first k where it fails (first_false's
+// answer), counted without branches. For slabs up to kCountedSlab keys.
+constexpr long kCountedSlab = 256;
+__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+long count_above(const double* __restrict key, long a, long b, double r, double L, double h, int above) {
+  if (!(h > 0.0 && L > 0.0)) return 0 > above ? b - a : 0;  // a₀ = 0 throughout
+  const double zl = kCentringShift * L;
+  long c = 0;
+#pragma omp simd reduction(+ : c)
+  for (long k = a; k < b; ++k) {
+    const double s = (r - key[k]) + zl;  // as image_centre forms it
+    const long a0 = static_cast<long>(s >= h) - static_cast<long>(s < -h);
+    c += a0 > above;
+  }
+  return c;
 }
 
 // out = a − b over n doubles (a group's strengths from two prefix rows), cloned to vectorise.
@@ -110,6 +133,7 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
     for (long q = 0; q < nt; ++q)
       if (cuts[4 * q + 1] > cuts[4 * q] && cuts[4 * q + 3] > cuts[4 * q + 2]) order[count[slot(q)]++] = q;
   }
+  static const bool avx512 = br_host_kernel_default() == BRHostKernel::Avx512;
   thread_local std::vector<double> w, g;  // the proxies with the group's strengths; its targets and sums
   bool placed = false;                    // the proxies' positions in w (the same for every group)
   for (size_t a = 0; a < order.size();) {
@@ -130,9 +154,15 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
         const long q = order[a + i];
         g[i] = tx[q], g[ng + i] = ty[q], g[2 * ng + i] = tz[q];
       }
-      const BRSourceRange r{w.data(), m, 0, m, mx, my, false};
-      br_targets_host(g.data(), g.data() + ng, g.data() + 2 * ng, ng, &r, 1, img, eps, g.data() + 3 * ng,
-                      g.data() + 4 * ng, g.data() + 5 * ng);
+      if (avx512) {
+        detail::edge_targets_avx512(w.data(), w.data() + m, w.data() + 2 * m, &w[3 * m], m, m, mx * img.period[0],
+                                    my * img.period[1], g.data(), g.data() + ng, g.data() + 2 * ng, ng, eps,
+                                    g.data() + 3 * ng, g.data() + 4 * ng, g.data() + 5 * ng);
+      } else {
+        const BRSourceRange r{w.data(), m, 0, m, mx, my, false};
+        br_targets_host(g.data(), g.data() + ng, g.data() + 2 * ng, ng, &r, 1, img, eps, g.data() + 3 * ng,
+                        g.data() + 4 * ng, g.data() + 5 * ng);
+      }
       for (long i = 0; i < ng; ++i) {
         const long q = order[a + i];
         done[q] = 1;
@@ -198,6 +228,9 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   }
   const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
   const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
+  // Over a narrow slab the predicate's true prefix is counted in the SIMD lanes (the same cut as
+  // the binary search, whose branches mispredict about every other step).
+  const bool count_lo = lo1 - lo0 <= kCountedSlab, count_hi = hi1 - hi0 <= kCountedSlab;
   // Each target's cuts and the nearest prefix rows to them; the sources between a row and the cut
   // are summed directly.
   thread_local std::vector<long> cuts;  // per target: lo, hi, jl, jh
@@ -207,7 +240,10 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   pv.resize(3 * nt);
   done.assign(nt, 0);
   for (long q = 0; q < nt; ++q) {
-    const long lo = cut_lo(tr[q], lo0, lo1), hi = cut_hi(tr[q], hi0, hi1);
+    const long lo = count_lo ? lo0 + count_above(key, lo0, lo1, tr[q], L, h, mm + img.k)
+                             : cut_lo(tr[q], lo0, lo1);
+    const long hi = count_hi ? hi0 + count_above(key, hi0, hi1, tr[q], L, h, mm - img.k - 1)
+                             : cut_hi(tr[q], hi0, hi1);
     cuts[4 * q] = lo, cuts[4 * q + 1] = hi;
     cuts[4 * q + 2] = std::min((lo + B / 2) / B, rows), cuts[4 * q + 3] = std::min((hi + B / 2) / B, rows);
   }
