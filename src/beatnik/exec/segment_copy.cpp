@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 
@@ -14,13 +15,8 @@ namespace {
 // private members.
 void copy_items(Space s, const SegmentCopy::Piece* P, const long* start, int np, long total) {
   parallel_for(s, total, [=] BEATNIK_HOST_DEVICE(long i) {
-    int lo = 0, hi = np - 1;  // the last piece starting at or before i
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (start[mid] <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    P[lo].dst[i - start[lo]] = P[lo].src[i - start[lo]];
+    const int k = last_at_most(start, 0, np, i);  // the last piece starting at or before i
+    P[k].dst[i - start[k]] = P[k].src[i - start[k]];
   });
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 
@@ -69,17 +70,6 @@ BEATNIK_HOST_DEVICE inline void max_key(u64* p, u64 v) {
   while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 #endif
-}
-
-// The last segment in [lo, hi) whose field `key` is ≤ i (ascending; lo's when none is).
-BEATNIK_HOST_DEVICE inline int last_seg(const Seg* s, int lo, int hi, long i, long Seg::*key) {
-  --hi;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (s[mid].*key <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 // Stable sort of (keys, vals) by the keys' low `bits` bits into (keys2, vals2).
@@ -220,7 +210,7 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
     const int* idx = idx_.data();
     // (1) The boxes of the depth's clusters.
     exec::parallel_for(S, L.chunks, [=] BEATNIK_HOST_DEVICE(long i) {
-      const Seg& g = segs[last_seg(segs, s0, s1, i, &Seg::chunk0)];
+      const Seg& g = segs[exec::last_at_most(segs, s0, s1, i, &Seg::chunk0)];
       const long q0 = g.begin + (i - g.chunk0) * kChunk;
       const long q1 = q0 + kChunk < g.end ? q0 + kChunk : g.end;
       u64 lo[3] = {~u64(0), ~u64(0), ~u64(0)}, hi[3] = {0, 0, 0};
@@ -243,7 +233,7 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
     // position; every other point keeps its position.
     const int b = bn;
     exec::parallel_for(S, n, [=] BEATNIK_HOST_DEVICE(long i) {
-      const Seg& g = segs[last_seg(segs, s0, s1, i, &Seg::begin)];
+      const Seg& g = segs[exec::last_at_most(segs, s0, s1, i, &Seg::begin)];
       u64 key = u64(i) << b;
       if (g.cut && g.begin <= i && i < g.end) {
         const u64* bx = box + 6L * g.node;

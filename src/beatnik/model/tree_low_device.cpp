@@ -8,6 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/tree_interp.hpp"
@@ -36,18 +37,6 @@ BEATNIK_HOST_DEVICE inline double node(double lo, double hi, int n, int j, const
   const double c = 0.5 * (lo + hi);
   if (n == 0) return c;
   return add_product(c, 0.5 * (hi - lo), C[n * kW + j]);
-}
-
-// The last set in [lo, hi) whose first item (field F: the sum's or the basis rows') is ≤ i.
-template <long TreeLowPass::Set::*F = &TreeLowPass::Set::item>
-BEATNIK_HOST_DEVICE inline int set_of(const TreeLowPass::Set* v, int lo, int hi, long i) {
-  --hi;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (v[mid].*F <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 // Rows of the basis table per dimension: the grid's points, or one per point source.
@@ -181,7 +170,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     // (points). Each row is shared by every output proxy of the set: the item per proxy
     // below reads it instead of recomputing it (m times the basis evaluations before).
     exec::parallel_for(S, nrows[j], [=] BEATNIK_HOST_DEVICE(long i) {
-      const TreeLowPass::Set& q = L[set_of<&TreeLowPass::Set::item_a>(L, 0, n, i)];
+      const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item_a)];
       int r = static_cast<int>(i - q.item_a), d = 0;
       long off = q.tab;
       while (r >= rows(q, d)) {
@@ -197,7 +186,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     // in the same order as before the tables (bitwise).
     const Set& last = host[level[j] + n - 1];
     exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
-      const TreeLowPass::Set& q = L[set_of(L, 0, n, i)];
+      const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item)];
       const int m = q.m, idx = static_cast<int>(i - q.item), n1 = q.D[1] + 1, n2 = q.D[2] + 1;
       const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
       double* o = far + q.out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
@@ -28,18 +29,6 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   exec::grow(b, s, std::max<size_t>(n, 1));
   exec::copy(b.data(), s, v, exec::Space::Host, n);
   return b.data();
-}
-
-// The last index in [lo, hi) whose field `key` is ≤ i (ascending; the first's is ≤ i).
-template <class T>
-BEATNIK_HOST_DEVICE inline int last_at_most(const T* v, int lo, int hi, long i, long T::*key) {
-  --hi;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (v[mid].*key <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
@@ -134,7 +123,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     const long gitems = L.gitems;
     // (1) Lagrange values of every source of the depth on its cluster's grid.
     exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
-      const int lo = last_at_most(GG, g0, g1, i, &Grid::slot);
+      const int lo = exec::last_at_most(GG, g0, g1, i, &Grid::slot);
       const Grid& g = GG[lo];
       const long k = g.k0 + (i - g.slot);
       const double* nd = N + size_t(lo) * NW;
@@ -142,7 +131,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     });
     // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
     exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
-      const int lo = last_at_most(HH, h0, h1, i, &Chunk::item);
+      const int lo = exec::last_at_most(HH, h0, h1, i, &Chunk::item);
       const Chunk& h = HH[lo];
       const Grid& g = GG[h.grid];
       const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
@@ -163,7 +152,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     });
     // (3) Per proxy: its point, and its chunks summed in chunk order.
     exec::parallel_for(S, gitems, [=] BEATNIK_HOST_DEVICE(long i) {
-      const int lo = last_at_most(GG, g0, g1, i, &Grid::item);
+      const int lo = exec::last_at_most(GG, g0, g1, i, &Grid::item);
       const Grid& g = GG[lo];
       const int m = g.m, idx = static_cast<int>(i - g.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
       const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
