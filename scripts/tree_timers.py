@@ -3,6 +3,7 @@
 given, in ms per BR call (3 calls per step), as the median over ranks and, in brackets, the
 slowest rank; then s/call of the step and the LET bytes. Usage: scripts/tree_timers.py R.json ..."""
 import json
+import signal
 import sys
 
 CALLS_PER_STEP = 3
@@ -25,6 +26,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     main(sys.argv[1:])
