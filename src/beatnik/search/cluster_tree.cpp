@@ -22,6 +22,20 @@ long subtree_size(long c, long leaf) { return c <= leaf ? 1 : 1 + subtree_size(c
 // Subtrees of at least this many points are split as tasks of their own.
 constexpr long kTaskPoints = 16384;
 
+// Cluster c (more than `leaf` points) cut at its middle position: its two children's indices in
+// the depth-first numbering (the lower half at the next index) and ranges. Returns the middle.
+long cut(std::vector<Cluster>& nodes, int c, long leaf) {
+  const long b = nodes[c].begin, e = nodes[c].end, mid = b + (e - b) / 2;
+  const int c0 = c + 1, c1 = c + 1 + static_cast<int>(subtree_size(mid - b, leaf));
+  nodes[c].child[0] = c0;
+  nodes[c].child[1] = c1;
+  nodes[c0].begin = b;
+  nodes[c0].end = mid;
+  nodes[c1].begin = mid;
+  nodes[c1].end = e;
+  return mid;
+}
+
 }  // namespace
 
 void ClusterTree::build(const double* x, const double* y, const double* z, long n, int leaf) {
@@ -48,19 +62,9 @@ std::vector<Cluster> ClusterTree::shape(long n, int leaf) {
   const long lf = std::max(leaf, 1);
   std::vector<Cluster> nodes(subtree_size(n, lf), Cluster{});
   nodes[0].end = n;
-  // Depth first: a cluster's children come after it, the lower one at the next index.
-  for (int c = 0; c < static_cast<int>(nodes.size()); ++c) {
-    const long b = nodes[c].begin, e = nodes[c].end;
-    if (e - b <= lf) continue;
-    const long mid = b + (e - b) / 2;
-    const int c0 = c + 1, c1 = c + 1 + static_cast<int>(subtree_size(mid - b, lf));
-    nodes[c].child[0] = c0;
-    nodes[c].child[1] = c1;
-    nodes[c0].begin = b;
-    nodes[c0].end = mid;
-    nodes[c1].begin = mid;
-    nodes[c1].end = e;
-  }
+  // Depth first: a cluster's children come after it, so its range is set before it is met.
+  for (int c = 0; c < static_cast<int>(nodes.size()); ++c)
+    if (nodes[c].count() > lf) cut(nodes, c, lf);
   return nodes;
 }
 
@@ -93,7 +97,7 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   int dim = 0;
   for (int d = 1; d < 3; ++d)
     if (hi[d] - lo[d] > hi[dim] - lo[dim]) dim = d;
-  const long mid = b + (e - b) / 2;
+  const long mid = cut(nodes_, node, leaf);
   const double* v = xyz[dim];
   // Ties broken by the original index: the order is a function of the points alone.
   const auto less = [v](long p, long q) { return v[p] < v[q] || (v[p] == v[q] && p < q); };
@@ -102,13 +106,7 @@ void ClusterTree::split(int node, const double* const* xyz, int leaf) {
   // the order the device build gives (model/tree_build_device.hpp), so both give the same bits.
   if (mid - b <= leaf) std::sort(order_.begin() + b, order_.begin() + mid, less);
   if (e - mid <= leaf) std::sort(order_.begin() + mid, order_.begin() + e, less);
-  const int c0 = node + 1, c1 = node + 1 + static_cast<int>(subtree_size(mid - b, leaf));
-  nodes_[node].child[0] = c0;
-  nodes_[node].child[1] = c1;
-  nodes_[c0].begin = b;
-  nodes_[c0].end = mid;
-  nodes_[c1].begin = mid;
-  nodes_[c1].end = e;
+  const int c0 = nodes_[node].child[0], c1 = nodes_[node].child[1];
 #pragma omp task default(shared) if (mid - b >= kTaskPoints)
   split(c0, xyz, leaf);
   split(c1, xyz, leaf);
