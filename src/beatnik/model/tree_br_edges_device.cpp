@@ -6,20 +6,20 @@
 // the edge work overlaps the list building and the near and far sums instead of following them.
 // A key's table is the same whatever its number, and each target still sums its batch's terms
 // in list order: the velocities are the same bits either way.
+
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::model {
 namespace {
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 // The table spec of an edge key: its sources in the sums' near pool, its proxy set in the far
@@ -79,7 +79,7 @@ static bool edge_radix_sort() {
 // lower-degree sets) and their sums, batch by batch in list order, queued on the edge object's
 // own stream; compute_device() waits for them and adds them into the far field.
 void TreeBRSolver::edges_device() {
-  const double t0 = now();
+  const double t0 = wall_seconds();
   const std::vector<std::array<int, 4>> keys = edge_keys();
   const int nk = static_cast<int>(keys.size());
   std::vector<EdgeTableSpec> specs(nk);
@@ -104,7 +104,7 @@ void TreeBRSolver::edges_device() {
     edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
   }
   load_.edge_terms += edge_terms;
-  const double host_s = now() - t0;
+  const double host_s = wall_seconds() - t0;
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
   edge_dev_->radix_sort = edge_radix_sort();
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
@@ -135,7 +135,7 @@ void TreeBRSolver::edge_pipe_begin() {
 // ones), their tables, then these batches' sums (every table they read is queued before).
 double TreeBRSolver::edge_pipe_run(int b0, int b1) {
   using Key = std::array<int, 4>;
-  const double t0 = now();
+  const double t0 = wall_seconds();
   int* mark = edge_slot_.data();
   std::vector<std::pair<long, Key>> fresh;
 #pragma omp parallel
@@ -181,7 +181,7 @@ double TreeBRSolver::edge_pipe_run(int b0, int b1) {
     edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
   }
   load_.edge_terms += edge_terms;
-  const double host_s = now() - t0;
+  const double host_s = wall_seconds() - t0;
   edge_dev_->add_tables(specs);
   edge_dev_->add_sums(first, start, terms);
   load_.edge_tables = edge_dev_->tables();

@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -289,8 +288,7 @@ void TreeBRSolver::build() {
     double up_s = 0.0;
     const double* src = dev_pts_.data();  // one rank: surface order, as packed
     if (!local_) {  // several ranks: the received particles, transposed on the host, up
-      const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-      const double t0 = now();
+      const double t0 = wall_seconds();
       own_.resize(6 * n);
       const double* rec = recv_.data();
 #pragma omp parallel for
@@ -299,7 +297,7 @@ void TreeBRSolver::build() {
       exec::grow(dev_own_, space_, std::max<size_t>(6 * n, 1));
       exec::copy(dev_own_.data(), space_, own_.data(), exec::Space::Host, 6 * n);
       src = dev_own_.data();
-      up_s = now() - t0;
+      up_s = wall_seconds() - t0;
     }
     build_dev_->run(src, n, settings_.tree_leaf, tree_);
     tree::SourceTree& t = sources_[0];
@@ -310,11 +308,10 @@ void TreeBRSolver::build() {
     // The host copy of the particles in tree order: the LET's blocks packed on the host (several
     // ranks, unless let_on_device) and a skeleton's host phases read it; otherwise only its
     // address and length are (the sums' pools and the device pack read the device build's array).
-    const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-    const double t1 = now();
+    const double t1 = wall_seconds();
     t.pts.resize(6 * n);
     if ((size_ > 1 && !let_on_device()) || !computes(gate_)) build_dev_->download(t.pts.data());
-    const double down_s = now() - t1;
+    const double down_s = wall_seconds() - t1;
     if (timers_) {
       timers_->add("br.tree.build.copy", up_s + build_dev_->copy_s + down_s);
       timers_->add("br.tree.build.kernel", build_dev_->kernel_s);
@@ -410,8 +407,7 @@ void TreeBRSolver::low_device() {
     far.emplace_back(sources_[s].proxies.data(), static_cast<long>(sources_[s].proxies.size()));
   }
   for (const LowSets& l : low_) far.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
-  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-  const double t = now();
+  const double t = wall_seconds();
   device_->pools(near, far);
   device_->fill(false, 0, upward_dev_->device_sources());
   device_->fill(true, 0, upward_dev_->device_proxies());
@@ -425,7 +421,7 @@ void TreeBRSolver::low_device() {
     device_->fill(true, s, from_trees ? nullptr : a.proxies, a.space);
   }
   exec::fence(space_);
-  const double copy_s = now() - t;
+  const double copy_s = wall_seconds() - t;
   std::vector<TreeLowPass::Tree> trees;
   for (int s = 0; s < nt; ++s)
     trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
@@ -979,7 +975,6 @@ void TreeBRSolver::compute_device() {
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
   constexpr int kRuns = 16;
   const int run = std::max(min_run, (nb + kRuns - 1) / kRuns);
-  const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   double list_s = 0.0, edge_s = 0.0, edge_keys_s = 0.0;
   long low = 0;
   // The edge stage (tree_br_edges_device.cpp), pipelined: every `pipe` runs, the tables of the
@@ -989,14 +984,14 @@ void TreeBRSolver::compute_device() {
   // stream (a blocking one) would then wait for it too.
   const int pipe = edge_pipe_runs();
   if (pipe > 0) {
-    const double t = now();
+    const double t = wall_seconds();
     edge_pipe_begin();
-    edge_s += now() - t;
+    edge_s += wall_seconds() - t;
   }
   int runs = 0, edge_b0 = 0;
   for (int b0 = 0; b0 < nb; b0 += run) {
     const int b1 = std::min(nb, b0 + run);
-    const double t0 = now();
+    const double t0 = wall_seconds();
     lists(b0, b1);
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : low)
     for (int b = b0; b < b1; ++b) {
@@ -1004,13 +999,13 @@ void TreeBRSolver::compute_device() {
       far_ranges(b, dev_far_[b]);
       low += low_terms(b);
     }
-    list_s += now() - t0;
+    list_s += wall_seconds() - t0;
     device_->launch(b0, b1, batch, dev_near_, dev_far_);
     if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
-      const double t = now();
+      const double t = wall_seconds();
       edge_keys_s += edge_pipe_run(edge_b0, b1);
       edge_b0 = b1;
-      edge_s += now() - t;
+      edge_s += wall_seconds() - t;
     }
   }
   // One-shot: the edge terms' keys and term lists on the host while the device drains the last
@@ -1018,17 +1013,17 @@ void TreeBRSolver::compute_device() {
   // way the edge velocities are added to the far field on the device once both are done, before
   // it comes back (the same addition, far + edge per target, as the host's edges()).
   if (pipe == 0) {
-    const double edge_t0 = now();
+    const double edge_t0 = wall_seconds();
     edges_device();
-    edge_s = now() - edge_t0;
+    edge_s = wall_seconds() - edge_t0;
   }
   acc_near_.resize(3 * size_t(T.n));
   acc_far_.resize(3 * size_t(T.n));
   double edge_wait_s = 0.0;
   device_->finish(acc_near_.data(), acc_far_.data(), load_.direct_pairs, load_.proxy_pairs, [&] {
-    const double t = now();
+    const double t = wall_seconds();
     edge_dev_->wait();
-    edge_wait_s = now() - t;
+    edge_wait_s = wall_seconds() - t;
     return edge_dev_->velocity();
   });
   load_.cluster_terms = cluster_terms();

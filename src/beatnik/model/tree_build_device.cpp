@@ -4,12 +4,12 @@
 #include "beatnik/model/tree_build_device.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -25,8 +25,6 @@ using u64 = unsigned long long;
 using Seg = TreeBuildDevice::Seg;
 
 constexpr long kChunk = 64;  // points per item of the box pass
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // An unsigned key in the order of the doubles (not NaN); −0 and +0 are one key, as they compare
 // equal (the host's ties go to the index).
@@ -159,7 +157,7 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
   const exec::Space S = space_;
   kernel_s = copy_s = 0;
   if (n >= (1L << 31) - 1) throw Error("tree build: more than 2^31 − 2 points on one rank");
-  double t = now();
+  double t = wall_seconds();
   layout(n, std::max(leaf, 1));
   const int nc = static_cast<int>(shape_.size());
   if (n == 0) {  // the host's empty root: a zero box
@@ -177,8 +175,8 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
   exec::grow(box_, S, 6 * size_t(nc));
   exec::grow(boxd_, S, 6 * size_t(nc));
   exec::grow(out_, S, 6 * N);
-  copy_s = now() - t;
-  t = now();
+  copy_s = wall_seconds() - t;
+  t = wall_seconds();
   int bn = 1;  // bits of a position or rank (< n)
   while ((1L << bn) < n) ++bn;
   int* rank = rank_.data();
@@ -267,8 +265,8 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
     exec::parallel_for(S, 6L * nc, [=] BEATNIK_HOST_DEVICE(long k) { bd[k] = key_value(box[k]); });
   }
   exec::fence(S);
-  kernel_s = now() - t;
-  t = now();
+  kernel_s = wall_seconds() - t;
+  t = wall_seconds();
   order_h_.resize(N);
   box_h_.resize(6 * size_t(nc));
   exec::copy(order_h_.data(), exec::Space::Host, idx_.data(), S, N);
@@ -283,7 +281,7 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
 #pragma omp parallel for
   for (long q = 0; q < n; ++q) order[q] = order_h_[q];
   tree.assign(std::move(nodes), std::move(order));
-  copy_s += now() - t;
+  copy_s += wall_seconds() - t;
 }
 
 void TreeBuildDevice::download(double* host) const {

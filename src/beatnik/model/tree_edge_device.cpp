@@ -4,7 +4,6 @@
 #include "beatnik/model/tree_edge_device.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/stream.hpp"
@@ -35,8 +35,6 @@ using Tab = TreeEdgeDevice::Tab;
 #else
 #define EDGE_UNROLL_ALL _Pragma("GCC unroll 8")
 #endif
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 using exec::cuda_check;
@@ -912,7 +910,7 @@ void TreeEdgeDevice::grow(exec::Buffer<T>& b, size_t n, size_t keep) {
 }
 
 void TreeEdgeDevice::begin(const double* src_pool, const double* prox_pool, int p) {
-  const double t0 = now();
+  const double t0 = wall_seconds();
   sync();  // the previous call's work reads the buffers reused here
   retired_.clear();
   tabs_peak_ = std::max(tabs_peak_, static_cast<long>(host_tabs_.size()));
@@ -947,7 +945,7 @@ void TreeEdgeDevice::begin(const double* src_pool, const double* prox_pool, int 
   n_ = 0;
   proxy_pairs = direct_pairs = 0;
   tables_s = kernel_s = copy_s = 0;
-  host_s = now() - t0;
+  host_s = wall_seconds() - t0;
 }
 
 void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool,
@@ -958,7 +956,7 @@ void TreeEdgeDevice::build(const std::vector<EdgeTableSpec>& specs, const double
 
 int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   const exec::Space S = space_;
-  const double t0 = now();
+  const double t0 = wall_seconds();
   const int k0 = tables(), nt = static_cast<int>(specs.size());
   if (nt == 0) return k0;
   const int p = p_, p1 = p + 1, NW = 6 * p1;
@@ -1002,11 +1000,11 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   prefix_used_ = pre;
   grow(nodes_, host_nodes.size());
   grow(segs_, host_segs.size());
-  const double tc = now();
+  const double tc = wall_seconds();
   upload(tabs_.data() + k0, piece, nt);
   upload(nodes_.data(), host_nodes.data(), host_nodes.size());
   upload(segs_.data(), host_segs.data(), host_segs.size());
-  copy_s += now() - tc;
+  copy_s += wall_seconds() - tc;
   const Tab* tabs = tabs_.data() + k0;
   const double* nd = nodes_.data();
   const long* sg = segs_.data();
@@ -1014,7 +1012,7 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   grow(keys_sorted_, item);
   grow(vals_, item);
   grow(vals_sorted_, item);
-  const double t1 = now();
+  const double t1 = wall_seconds();
   if (item > 0) {
     keys_pass(S, item, tabs, nt, src_pool_, keys_.data(), vals_.data());
     // (CUB's scratch may grow: the old one is kept until wait(), as the other buffers.)
@@ -1066,10 +1064,10 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   void* ev1 = event();
   record(ev1, stream_);
   if (ev0) table_events_.push_back({ev0, ev1});
-  else tables_s += now() - t1;  // on the host the passes ran here; on the device wait() reads the events
+  else tables_s += wall_seconds() - t1;  // on the host the passes ran here; on the device wait() reads the events
   bytes = (sorted_used_ + prefix_used_) * long(sizeof(double));
   ++table_pieces;
-  host_s += now() - t0;
+  host_s += wall_seconds() - t0;
   return k0;
 }
 
@@ -1097,7 +1095,7 @@ void TreeEdgeDevice::begin_sums(const double* tgt, long n, const BRImages& img, 
 void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<long>& start,
                               const std::vector<EdgeTermDev>& terms) {
   const exec::Space S = space_;
-  const double t0 = now();
+  const double t0 = wall_seconds();
   const int nb = static_cast<int>(first.size()) - 1;
   const long nterms = static_cast<long>(terms.size());
   if (start.size() != first.size() || (nb >= 0 && (start.front() != 0 || start.back() != nterms)))
@@ -1116,14 +1114,14 @@ void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<
   grow(first_, first.size());
   grow(start_, start.size());
   grow(terms_, terms.size());
-  const double tc = now();
+  const double tc = wall_seconds();
   upload(first_.data(), first.data(), first.size());
   upload(start_.data(), start.data(), start.size());
   upload(terms_.data(), terms.data(), terms.size());
-  copy_s += now() - tc;
+  copy_s += wall_seconds() - tc;
   void* ev0 = event();
   record(ev0, stream_);
-  const double t1 = now();
+  const double t1 = wall_seconds();
   const long q0 = first.front(), nq = first.back() - q0;
   sum_pass(S, SumArgs{n_, q0, nq, tgt_, nb, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
                      prefix_.data(), prox_pool_, img_, eps_, acc_.data(), counts_.data()},
@@ -1131,10 +1129,10 @@ void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<
   void* ev1 = event();
   record(ev1, stream_);
   if (ev0) sum_events_.push_back({ev0, ev1});
-  else kernel_s += now() - t1;  // on the host the kernel ran here; on the device wait() reads the events
+  else kernel_s += wall_seconds() - t1;  // on the host the kernel ran here; on the device wait() reads the events
   summed_ = true;
   ++sum_pieces;
-  host_s += now() - t0;
+  host_s += wall_seconds() - t0;
 }
 
 void TreeEdgeDevice::wait() {
@@ -1161,12 +1159,12 @@ void TreeEdgeDevice::sum(const double* tgt, long n, const std::vector<long>& fir
   add_sums(first, start, terms);
   wait();
   if (!summed_) return;
-  const double t = now();
+  const double t = wall_seconds();
   std::vector<double> u(3 * size_t(n));
   exec::copy(u.data(), exec::Space::Host, acc_.data(), space_, 3 * size_t(n));
 #pragma omp parallel for
   for (long k = 0; k < 3 * n; ++k) acc[k] += u[k];
-  copy_s += now() - t;
+  copy_s += wall_seconds() - t;
 }
 
 std::vector<double> TreeEdgeDevice::sorted(int k) {

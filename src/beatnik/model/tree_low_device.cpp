@@ -4,10 +4,10 @@
 #include "beatnik/model/tree_low_device.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <type_traits>
 
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -17,8 +17,6 @@ namespace beatnik::model {
 namespace {
 
 constexpr int kW = tree::kTreeMaxDegree + 1;
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // c + r·t rounded twice, as the host computes it (no fused multiply-add on the device), so that
 // the points equal the host's bitwise and a grid point that is also a node of the coarser grid
@@ -66,7 +64,7 @@ TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), co
 
 void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
   const exec::Space S = space_;
-  double t = now();
+  double t = wall_seconds();
   // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
   std::vector<std::vector<std::pair<int, int>>> by;
   for (int s = 0; s < static_cast<int>(trees.size()); ++s) {
@@ -158,7 +156,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   }
   const double* C = cos_.data();
   exec::fence(S);
-  const double t1 = now();
+  const double t1 = wall_seconds();
   upload_s = t1 - t;
   exec::grow(table_, S, std::max(table, 1L));
   double* tab = table_.data();
@@ -225,7 +223,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     });
   }
   exec::fence(S);
-  kernel_s = now() - t1;
+  kernel_s = wall_seconds() - t1;
 }
 
 }  // namespace beatnik::model

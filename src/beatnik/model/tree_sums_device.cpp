@@ -8,7 +8,6 @@
 #include "beatnik/model/tree_sums_device.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,13 +15,12 @@
 #include <limits>
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 
 namespace beatnik::model {
 namespace {
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 constexpr int kWarps = 4;    // warps per thread block
@@ -683,7 +681,7 @@ void TreeSumsDevice::fill(bool far, size_t i, const double* src, exec::Space fro
 void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, double eps, bool targets_on_device) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
-  const double t = now();
+  const double t = wall_seconds();
   n_ = n;
   img_ = img;
   eps_ = eps;
@@ -698,10 +696,10 @@ void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, d
   recs_.clear();
   wrapped_ = false;
   pack_s = near_kernel_s = far_kernel_s = finish_s = 0;
-  upload_s = now() - t;
+  upload_s = wall_seconds() - t;
 #else
   (void)targets, (void)n, (void)img, (void)eps, (void)targets_on_device;
-  (void)now, (void)flatten, (void)csr;
+  (void)flatten, (void)csr;
   exec::no_device_backend("tree solver sums");
 #endif
 }
@@ -712,7 +710,7 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
 #if defined(BEATNIK_DEVICE_COMPILE)
   const int nb = b1 - b0;
   if (nb <= 0 || n_ <= 0) return;
-  const double t = now();
+  const double t = wall_seconds();
   // Launches go round the streams, so that one launch's kernels fill the GPU while the previous
   // one's last batches finish. The streams are blocking ones: ordered after the synchronous
   // uploads and memsets of begin() on the default stream.
@@ -761,7 +759,7 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
   cudaEventRecord(ev[2], st);
   recs_.push_back({oi, orr, nb, nrn});
   ++launches_;
-  pack_s += now() - t;
+  pack_s += wall_seconds() - t;
 #else
   (void)b0, (void)b1, (void)batch, (void)near, (void)far;
   exec::no_device_backend("tree solver sums");
@@ -772,7 +770,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
                             const std::function<const double*()>& far_extra) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const auto D = exec::Space::Device, H = exec::Space::Host;
-  const double t = now();
+  const double t = wall_seconds();
   sync_streams();
   const cudaEvent_t* ev = reinterpret_cast<const cudaEvent_t*>(events_.data());
   for (int l = 0; l < launches_; ++l) {
@@ -799,7 +797,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   exec::copy(pairs, H, pairs_.data(), D, 2);
   near_pairs = static_cast<long>(pairs[0]);
   far_pairs = static_cast<long>(pairs[1]);
-  finish_s = now() - t;
+  finish_s = wall_seconds() - t;
   ++calls_;
   if (bench_env && std::atoi(bench_env) == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);

@@ -3,8 +3,8 @@
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
-#include <chrono>
 
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -19,8 +19,6 @@ constexpr long kChunk = 256;  // sources per partial sum: enough items to fill a
 #else
 #define UPWARD_UNROLL _Pragma("GCC unroll 8")
 #endif
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // The data of v in space s: v itself on the host, else a copy in b.
 template <class T>
@@ -56,7 +54,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   const bool resident = pts_on_device && S != exec::Space::Host;
   if (resident) dev_pts_ = pts;  // the pools copy them from here even when no cluster has a grid
   upload_s = kernel_s = download_s = 0;
-  double t = now();
+  double t = wall_seconds();
   // Depths (a child comes after its parent in cluster order), then the grids of each depth.
   const int nc = static_cast<int>(cl.size());
   std::vector<int> depth(nc, 0);
@@ -116,7 +114,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   double* T = table_.data();
   double* part = part_.data();
   exec::fence(S);
-  const double t1 = now();
+  const double t1 = wall_seconds();
   upload_s = t1 - t;
   for (const Level& L : levels) {
     const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1;
@@ -179,14 +177,14 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     });
   }
   exec::fence(S);
-  const double t2 = now();
+  const double t2 = wall_seconds();
   kernel_s = t2 - t1;
   if (S != exec::Space::Host) {
     dev_pts_ = P;
     dev_proxies_ = out;
     if (download) exec::copy(proxies, exec::Space::Host, out, S, total);
   }
-  download_s = now() - t2;
+  download_s = wall_seconds() - t2;
 }
 
 }  // namespace beatnik::model
