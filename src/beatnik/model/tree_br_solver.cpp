@@ -80,11 +80,13 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   n_ = mesh.layout().owned_count();
   // The host copy of the packed particles, only where the migration runs on the host: -x host
   // packs there; -x cuda downloads into it, and the velocities pass through it on their way up.
+  // One rank with the device build migrates nothing (velocity(): local_): no buffers.
+  const size_t m = space_ == exec::Space::Device && tree_device_build() && size_ == 1 ? 0 : size_t(n_);
   if (mig_space_ == exec::Space::Host) pts_.resize(6 * n_);
-  keys_ = exec::Buffer<int>(mig_space_, n_);
-  send_ = exec::Buffer<double>(mig_space_, 6 * n_);
+  keys_ = exec::Buffer<int>(mig_space_, m);
+  send_ = exec::Buffer<double>(mig_space_, 6 * m);
   back_send_ = exec::Buffer<double>(mig_space_, 0);
-  back_recv_ = exec::Buffer<double>(mig_space_, 3 * n_);
+  back_recv_ = exec::Buffer<double>(mig_space_, 3 * m);
   // Migrating on the device, the records travel with the run's GPU transport (staged,
   // cuda-aware or NCCL), as the cutoff solver's; on the host with host MPI.
   migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), mig_space_, settings.migrate_strategy,
