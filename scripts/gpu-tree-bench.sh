@@ -7,6 +7,9 @@
 #   scripts/gpu-tree-bench.sh let BUILD_DIR OUT_DIR [GPUS]   the LET over the GPU transport against host
 #       MPI: weak 1024^2 per GPU on 2 and GPUS GPUs, alltoallv and sparse, --gpu-transport nccl (the
 #       blocks by NCCL) then staged (the blocks by host MPI), and one GPU as the baseline
+#   scripts/gpu-tree-bench.sh migrate BUILD_DIR OUT_DIR [GPUS]   the particles' migration on the device
+#       against the host round trip (BEATNIK_TREE_MIGRATE=host): weak 1024^2 per GPU on 1, 2 and GPUS
+#       GPUs, alltoallv LET, each pair in the same job; the same checksum expected (the same bits)
 #   scripts/gpu-tree-bench.sh sizes BUILD_DIR OUT_DIR   one GPU: the 1024^2 case's tree at 256^2, 512^2,
 #       1024^2 and 2048^2 (the BR call time against N; beatnik-report OUT_DIR draws it with N log N)
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
@@ -51,6 +54,11 @@ if tree:
              f" pack/exchange/unpack {split} ms, {d['config']['br']['tree'].get('let_path', '?')})"
              f"  LET MB/call busiest rank {tree.get('let_bytes_per_call_max_rank', 0) / 1e6:8.2f}"
              f"  direct {tree.get('direct_pairs_per_call', 0):.3e}  proxy {tree.get('proxy_pairs_per_call', 0):.3e}")
+if tree:
+    mig = "/".join(f"{1e3 * med(k) / 3:.1f}" for k in ("br.tree.to_spatial", "br.tree.build", "br.tree.build.copy",
+                                                        "br.tree.to_surface"))
+    line += f"  to_spatial/build/build.copy/to_surface {mig} ms"
+    line += f"  sum|w| {d.get('checksums', {}).get('sum_abs_w', 0.0):.17g}"
 chk = d.get("br_check")
 if chk:
     line += f"  error rms {chk.get('rms_rel', 0.0):.2e} max {chk.get('max_rel', 0.0):.2e}"
@@ -81,6 +89,13 @@ case $mode in
       done
     done
     ;;
+  migrate)
+    for p in 1 2 "$gpus"; do
+      [ "$p" -gt "$gpus" ] && break
+      BEATNIK_TREE_MIGRATE=host run "migrate_${p}gpu_host" "$p" "${cos1024[@]}" -w "$p" -t 3 --warmup 1 --let-strategy alltoallv
+      run "migrate_${p}gpu_device" "$p" "${cos1024[@]}" -w "$p" -t 3 --warmup 1 --let-strategy alltoallv
+    done
+    ;;
   sizes)
     for n in 256 512 1024 2048; do
       run "size_tree_cos$n" 1 -O high -n "$n" -b periodic -I cos -S tree --br-tolerance 1e-6 -t 3 --warmup 1
@@ -94,7 +109,7 @@ case $mode in
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
   *)
-    echo "usage: $0 weak|let|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
+    echo "usage: $0 weak|let|migrate|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
     exit 2
     ;;
 esac

@@ -6,7 +6,8 @@
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
 // device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run,
 // over host MPI and over the NCCL transport alike; the edge stage pipelined with the lists must
-// give the one-shot path's bits; the sums kernel's branch-free rsqrt must give
+// give the one-shot path's bits; the migration on the device must give the host round trip's
+// bits and accounting (BEATNIK_TREE_MIGRATE=host); the sums kernel's branch-free rsqrt must give
 // the library's bits for every normal argument kind.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
 #include <gtest/gtest.h>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -257,6 +260,66 @@ TEST(TreeDevice, EveryLetStrategyGivesTheSameBitsRunToRun) {
       EXPECT_GT(let_bytes(nccl_stats), 0) << boundary << " " << e.name;
     }
   }
+}
+
+TEST(TreeDevice, DeviceMigrationGivesTheHostRoundTripsBits) {
+  // The migration there and back on the device (tree_migrate.hpp: keys, sort, records and the
+  // velocities' return in device memory; one rank: tree order straight into the field) against
+  // BEATNIK_TREE_MIGRATE=host (downloaded, host MPI, uploaded): pure data movement, so the same
+  // bits, and the same "migrate" accounting (calls, messages, bytes by locality); over the run's
+  // NCCL transport too where it can run. On the balanced partition of the cosine, where the
+  // particles move between ranks.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  const char* saved = std::getenv("BEATNIK_TREE_MIGRATE");
+  const std::string keep = saved ? saved : "";
+  const auto migrate = [](const comm::CommStats& c) {
+    const auto it = c.stats().find("migrate");
+    return it == c.stats().end() ? comm::PatternStats{} : it->second;
+  };
+  const auto same = [](const comm::PatternStats& a, const comm::PatternStats& b) {
+    bool eq = a.calls == b.calls;
+    for (int l = 0; l < 3; ++l) eq = eq && a.messages[l] == b.messages[l] && a.bytes[l] == b.bytes[l];
+    return eq;
+  };
+  for (const char* boundary : {"periodic", "free"}) {
+    test::BRSurfaceCase s(cosine_options(boundary), MPI_COMM_WORLD);
+    model::BRSettings b = tolerance_settings(s, 1e-6, 32);
+    b.partition = mesh::SpatialPartition::Balanced;
+    const auto host = s.velocity<model::TreeBRSolver>(b);
+    setenv("BEATNIK_TREE_MIGRATE", "host", 1);
+    comm::CommStats old_stats, new_stats;
+    const auto old_path = device_velocity<model::TreeBRSolver>(s, b, nullptr, &old_stats);
+    unsetenv("BEATNIK_TREE_MIGRATE");
+    const auto dev = device_velocity<model::TreeBRSolver>(s, b, nullptr, &new_stats);
+    const auto again = device_velocity<model::TreeBRSolver>(s, b);
+    EXPECT_EQ(dev, old_path) << boundary << ": the device migration differs from the host round trip";
+    EXPECT_EQ(dev, again) << boundary << ": not reproducible";
+    const double d = max_rel(dev, host);  // (collective: every rank)
+    EXPECT_LE(d, 1e-12) << boundary;
+    EXPECT_TRUE(same(migrate(new_stats), migrate(old_stats))) << boundary << ": the migrate accounting changed";
+    const long moved = sum_ranks(migrate(new_stats).bytes[1] + migrate(new_stats).bytes[2]);
+    if (test::world_size() > 1) {
+      EXPECT_GT(moved, 0) << boundary << ": no particle changed rank, the test would miss the migration";
+    } else {
+      EXPECT_EQ(migrate(new_stats).calls, 0) << "one rank, the device build: no migration";
+    }
+    if (test::world_rank() == 0)
+      std::printf("[ compared ] tree device migration %s: %ld bytes to other ranks, max rel diff to the host %.3e\n",
+                  boundary, moved, d);
+    if (test::world_size() == 1) continue;
+    if (!comm::nccl_built() || exec::device_count() < test::world_size()) {
+      if (test::world_rank() == 0)
+        std::printf("[ NOT RUN  ] migration over NCCL (%s): needs NCCL and one GPU per rank\n", boundary);
+      continue;
+    }
+    test::BRSurfaceCase g(cosine_options(boundary), MPI_COMM_WORLD, true);
+    comm::CommStats nccl_stats;
+    const auto u = device_velocity<model::TreeBRSolver>(g, b, nullptr, &nccl_stats);
+    EXPECT_EQ(u, dev) << boundary << ": the migration over NCCL differs";
+    EXPECT_TRUE(same(migrate(nccl_stats), migrate(old_stats))) << boundary << ": NCCL's migrate accounting";
+  }
+  if (saved) setenv("BEATNIK_TREE_MIGRATE", keep.c_str(), 1);
+  else unsetenv("BEATNIK_TREE_MIGRATE");
 }
 
 TEST(TreeDevice, ThetaZeroEqualsTheExactSolverOnTheDevice) {

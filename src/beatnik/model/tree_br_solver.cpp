@@ -16,6 +16,7 @@
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
+#include "beatnik/model/tree_migrate.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 
@@ -39,6 +40,19 @@ bool tree_device_build() {
   return device;
 }
 
+bool tree_device_migration() {
+  const char* e = std::getenv("BEATNIK_TREE_MIGRATE");
+  return !(e && std::string(e) == "host");
+}
+
+namespace {
+// Where a solver in `space` migrates (TreeBRSolver::mig_space_).
+exec::Space migration_space(exec::Space space) {
+  if (space == exec::Space::Host) return space;
+  return tree_device_build() && tree_device_migration() ? space : exec::Space::Host;
+}
+}  // namespace
+
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
                            double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate)
     : mesh_(mesh),
@@ -50,9 +64,10 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
       spatial_(mesh.grid().comm(), mesh.grid().dims(),
                {-0.5 * mesh.geometry().period[0], -0.5 * mesh.geometry().period[1]},
                {0.5 * mesh.geometry().period[0], 0.5 * mesh.geometry().period[1]}, settings.partition,
-               exec::Space::Host),
-      by_dest_(exec::Space::Host),
-      recv_(exec::Space::Host, 0) {
+               migration_space(space)),
+      by_dest_(migration_space(space)),
+      mig_space_(migration_space(space)),
+      recv_(migration_space(space), 0) {
   if (settings.tree_degree < 0 || settings.tree_degree > kTreeMaxDegree)
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
@@ -63,12 +78,20 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   // device sums (compute_device), and no device kernel sums at target points yet.
   if (space_ == exec::Space::Device) settings_.tree_dual = false;
   n_ = mesh.layout().owned_count();
-  pts_.resize(6 * n_);
-  keys_.resize(n_);
-  send_.resize(6 * n_);
-  back_recv_.resize(3 * n_);
-  migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), exec::Space::Host, settings.migrate_strategy,
-                                               mesh.locality(), stats);
+  // The host copy of the packed particles, only where the migration runs on the host: -x host
+  // packs there; -x cuda downloads into it, and the velocities pass through it on their way up.
+  // One rank with the device build migrates nothing (velocity(): local_): no buffers.
+  const size_t m = space_ == exec::Space::Device && tree_device_build() && size_ == 1 ? 0 : size_t(n_);
+  if (mig_space_ == exec::Space::Host) pts_.resize(6 * n_);
+  keys_ = exec::Buffer<int>(mig_space_, m);
+  send_ = exec::Buffer<double>(mig_space_, 6 * m);
+  back_send_ = exec::Buffer<double>(mig_space_, 0);
+  back_recv_ = exec::Buffer<double>(mig_space_, 3 * m);
+  // Migrating on the device, the records travel with the run's GPU transport (staged,
+  // cuda-aware or NCCL), as the cutoff solver's; on the host with host MPI.
+  migrator_ = std::make_unique<comm::Migrator>(mesh.grid().comm(), mig_space_, settings.migrate_strategy,
+                                               mesh.locality(), stats,
+                                               mig_space_ == exec::Space::Device ? mesh.transport() : nullptr);
   // On -x cuda the LET's blocks travel with the run's GPU transport (push strategies over NCCL).
   let_ = std::make_unique<comm::LetExchange>(mesh.grid().comm(), settings.let_strategy, mesh.locality(), stats,
                                              space_ == exec::Space::Device ? mesh.transport() : nullptr);
@@ -123,13 +146,15 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
         local_ = true;
         broken_ = !build_dev_->finite(dev_pts_.data(), 3 * n_);
         nown_ = n_;
-      } else {
+      } else if (mig_space_ == space_) {  // several ranks, migrated on the device
+        to_spatial(dev_pts_.data());
+      } else {  // BEATNIK_TREE_MIGRATE=host or BEATNIK_TREE_BUILD=host: through the host
         exec::copy(pts_.data(), exec::Space::Host, dev_pts_.data(), space_, 6 * n_);
-        to_spatial();
+        to_spatial(pts_.data());
       }
     } else {
       pack_br_particles(mesh_, settings_, exec::Space::Host, state, omega, pts_.data());
-      to_spatial();
+      to_spatial(pts_.data());
     }
   }
   if (broken_ && device_) {
@@ -214,23 +239,18 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
-// solver: records of 6 grouped by destination).
-void TreeBRSolver::to_spatial() {
+// solver: records of 6 grouped by destination). p: the packed particles in mig_space_, where
+// everything here runs (tree_migrate.hpp).
+void TreeBRSolver::to_spatial(const double* p) {
   const long n = n_;
-  const double* p = pts_.data();
   broken_ = !spatial_.update(p, p + n, n);
   if (broken_) return;
-  const mesh::SpatialView v = spatial_.host_view();
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < n; ++k) keys_[k] = v.owner(p[k], p[n + k]);
+  tree_owner_keys(mig_space_, spatial_.view(), p, n, keys_.data());
   by_dest_.sort(keys_.data(), n, size_);
   const std::vector<long>& off = by_dest_.host_offsets();
   send_counts_.assign(size_, 0);
   for (int r = 0; r < size_; ++r) send_counts_[r] = off[r + 1] - off[r];
-  const long* order = by_dest_.order();
-#pragma omp parallel for
-  for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 6; ++c) send_[q * 6 + c] = p[c * n + order[q]];
+  tree_pack_records(mig_space_, by_dest_.order(), p, n, 6, send_.data());
   migrator_->exchange(send_counts_, send_.data(), 6, recv_counts_, recv_, "migrate");
   nown_ = 0;
   for (long c : recv_counts_) nown_ += c;
@@ -287,17 +307,18 @@ void TreeBRSolver::build() {
   if (build_dev_) {  // -x cuda: on the device (tree_build_device.hpp)
     double up_s = 0.0;
     const double* src = dev_pts_.data();  // one rank: surface order, as packed
-    if (!local_) {  // several ranks: the received particles, transposed on the host, up
+    if (!local_) {  // several ranks: the received records as columns
       const double t0 = wall_seconds();
-      own_.resize(6 * n);
-      const double* rec = recv_.data();
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
       exec::grow(dev_own_, space_, std::max<size_t>(6 * n, 1));
-      exec::copy(dev_own_.data(), space_, own_.data(), exec::Space::Host, 6 * n);
+      if (mig_space_ == space_) {  // received on the device: transposed there
+        tree_unpack_records(space_, recv_.data(), n, 6, dev_own_.data());
+      } else {  // BEATNIK_TREE_MIGRATE=host: transposed on the host, up
+        own_.resize(6 * n);
+        tree_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
+        exec::copy(dev_own_.data(), space_, own_.data(), exec::Space::Host, 6 * n);
+        up_s = wall_seconds() - t0;
+      }
       src = dev_own_.data();
-      up_s = wall_seconds() - t0;
     }
     build_dev_->run(src, n, settings_.tree_leaf, tree_);
     tree::SourceTree& t = sources_[0];
@@ -320,10 +341,7 @@ void TreeBRSolver::build() {
     return;
   }
   own_.resize(6 * n);
-  const double* rec = recv_.data();
-#pragma omp parallel for
-  for (long k = 0; k < n; ++k)
-    for (int c = 0; c < 6; ++c) own_[c * n + k] = rec[k * 6 + c];
+  tree_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
   build_source_tree(tree_, own_.data(), n, settings_.tree_leaf, sources_[0]);
   load_.clusters = static_cast<long>(sources_[0].clusters.size());
 }
@@ -1017,10 +1035,17 @@ void TreeBRSolver::compute_device() {
     edges_device();
     edge_s = wall_seconds() - edge_t0;
   }
-  acc_near_.resize(3 * size_t(T.n));
-  acc_far_.resize(3 * size_t(T.n));
+  // With the device build and migration the velocities stay on the device for to_surface (one
+  // rank: straight into the field by tree order; several: the return trip in device memory),
+  // unless the sums' bench replays them on the host.
+  acc_on_device_ = build_dev_ && mig_space_ == space_ && !std::getenv("BEATNIK_TREE_SUMS_BENCH");
+  if (!acc_on_device_) {
+    acc_near_.resize(3 * size_t(T.n));
+    acc_far_.resize(3 * size_t(T.n));
+  }
   double edge_wait_s = 0.0;
-  device_->finish(acc_near_.data(), acc_far_.data(), load_.direct_pairs, load_.proxy_pairs, [&] {
+  device_->finish(acc_on_device_ ? nullptr : acc_near_.data(), acc_on_device_ ? nullptr : acc_far_.data(),
+                  load_.direct_pairs, load_.proxy_pairs, [&] {
     const double t = wall_seconds();
     edge_dev_->wait();
     edge_wait_s = wall_seconds() - t;
@@ -1051,6 +1076,29 @@ void TreeBRSolver::compute_device() {
 // Velocities back to the surface owners, block by block in the order they came, then into `out`.
 void TreeBRSolver::to_surface(const mesh::Field& out) {
   const long n = nown_;
+  const int nj = mesh_.layout().nj;
+  const long ns = n_;
+  if (device_ && build_dev_ && mig_space_ == space_) {  // -x cuda, the device migration
+    const double *near = nullptr, *far = nullptr;
+    if (acc_on_device_) {  // the sums' arrays: the velocities never leave the device
+      near = device_->near_velocity();
+      far = device_->far_velocity();
+    } else {  // a skeleton's zeros or the sums' bench: the host's velocities up
+      exec::grow(dev_out_, space_, std::max<size_t>(6 * n, 1));
+      exec::copy(dev_out_.data(), space_, acc_near_.data(), exec::Space::Host, 3 * n);
+      exec::copy(dev_out_.data() + 3 * n, space_, acc_far_.data(), exec::Space::Host, 3 * n);
+      near = dev_out_.data();
+      far = near + 3 * n;
+    }
+    acc_on_device_ = false;
+    const int* order = build_dev_->order();  // tree position -> received particle (one rank: surface node)
+    if (local_) return tree_order_to_field(space_, near, far, order, n, nj, out);
+    exec::grow(back_send_, space_, std::max<size_t>(3 * n, 1));
+    tree_velocity_records(space_, near, far, order, n, back_send_.data());
+    migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
+    tree_records_to_field(space_, by_dest_.order(), back_recv_.data(), ns, nj, out);
+    return;
+  }
   const std::vector<long>& order = tree_.order();  // tree position -> received particle
   if (local_) {  // one rank, no migration: tree position -> surface node
 #pragma omp parallel for
@@ -1059,28 +1107,20 @@ void TreeBRSolver::to_surface(const mesh::Field& out) {
     tree_velocity_to_field(mesh_, pts_.data(), out, dev_out_);
     return;
   }
-  back_send_.resize(3 * n);
-#pragma omp parallel for
-  for (long q = 0; q < n; ++q)
-    for (int c = 0; c < 3; ++c) back_send_[order[q] * 3 + c] = acc_near_[c * n + q] + acc_far_[c * n + q];
+  // On the host (-x host; -x cuda with BEATNIK_TREE_MIGRATE=host or BEATNIK_TREE_BUILD=host).
+  exec::grow(back_send_, exec::Space::Host, std::max<size_t>(3 * n, 1));
+  tree_velocity_records(exec::Space::Host, acc_near_.data(), acc_far_.data(), order.data(), n, back_send_.data());
   migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
   const long* by = by_dest_.order();
-  const int nj = mesh_.layout().nj;
-  const long ns = n_;
   if (device_) {  // surface order on the host (pts_ is free now), then into the device field
+    const double* in = back_recv_.data();
 #pragma omp parallel for
     for (long q = 0; q < ns; ++q)
-      for (int c = 0; c < 3; ++c) pts_[c * ns + by[q]] = back_recv_[q * 3 + c];
+      for (int c = 0; c < 3; ++c) pts_[c * ns + by[q]] = in[q * 3 + c];
     tree_velocity_to_field(mesh_, pts_.data(), out, dev_out_);
     return;
   }
-  const mesh::FieldView o = out.view();
-#pragma omp parallel for
-  for (long q = 0; q < ns; ++q) {
-    const long k = by[q];
-    const int i = static_cast<int>(k / nj), j = static_cast<int>(k % nj);
-    for (int c = 0; c < 3; ++c) o(c, i, j) = back_recv_[q * 3 + c];
-  }
+  tree_records_to_field(exec::Space::Host, by, back_recv_.data(), ns, nj, out);
 }
 
 }  // namespace beatnik::model

@@ -26,11 +26,13 @@
 // strengths (model/tree_low_device.hpp), the near and far sums (model/tree_sums_device.hpp) and
 // the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device; the LET, the
 // lists and the lower-degree sets' layout on the host from the tree's clusters (downloaded), and
-// with several ranks from the particles in tree order (downloaded). On one rank with the device
-// build the particles never leave the device (no migration: the velocities come back in tree
-// order and go into the field by the tree's order). Otherwise the particles live on the cutoff
-// solver's spatial decomposition (--spatial-partition) and travel there and back by the
-// migration pattern (--migrate-strategy); each rank builds a tree over the particles it owns;
+// with several ranks and a LET packed on the host from the particles in tree order (downloaded).
+// On one rank with the device build the particles never leave the device (no migration: the
+// velocities go from tree order into the field on the device). Otherwise the particles live on
+// the cutoff solver's spatial decomposition (--spatial-partition) and travel there and back by
+// the migration pattern (--migrate-strategy; with the device build in device memory over the
+// run's transport, model/tree_migrate.hpp, unless BEATNIK_TREE_MIGRATE=host); each rank builds a
+// tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
 // br.tree.build (-x cuda: .kernel, .copy), br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
@@ -98,6 +100,13 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
 // A/B). On one rank the device build's particles then stay on the device: no migration (the dry
 // run plans none).
 bool tree_device_build();
+// -x cuda with the device build: the migration there and back runs on the device (model/
+// tree_migrate.hpp: the cuts, keys, sort and records in device memory, the records over the run's
+// transport; the velocities from the sums' device arrays into the field) unless the environment
+// sets BEATNIK_TREE_MIGRATE=host (the particles downloaded, migrated with host MPI and uploaded
+// for the build, the velocities downloaded, returned on the host and uploaded; the A/B). The
+// same bits either way. Read when a solver is constructed.
+bool tree_device_migration();
 
 // One velocity() call on this rank.
 struct TreeLoad {
@@ -157,7 +166,7 @@ class TreeBRSolver : public BRSolver {
   };
   static constexpr int kSources = -2;  // Term::low of a cluster–cluster term on C's sources
   using LowSets = tree::LowSets;  // per tree (tree_low.hpp)
-  void to_spatial();
+  void to_spatial(const double* p);  // p: the packed particles in mig_space_
   void build();
   void upward();
   void exchange_let();
@@ -243,9 +252,12 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<comm::Migrator> migrator_;
   std::unique_ptr<comm::LetExchange> let_;
   exec::CountingSort by_dest_;
-  std::vector<double> pts_;                 // surface order [x|y|z|qx|qy|qz]
-  std::vector<int> keys_;                   // destination rank of each
-  std::vector<double> send_;                // records of 6, by destination
+  // Where the migration runs (the buffers below in it): space_ on -x host and with the device
+  // migration, else the host (BEATNIK_TREE_MIGRATE=host or BEATNIK_TREE_BUILD=host on -x cuda).
+  exec::Space mig_space_ = exec::Space::Host;
+  std::vector<double> pts_;                 // surface order [x|y|z|qx|qy|qz] (host)
+  exec::Buffer<int> keys_;                  // destination rank of each
+  exec::Buffer<double> send_;               // records of 6, by destination
   exec::Buffer<double> recv_;               // records of 6, by source
   std::vector<long> send_counts_, recv_counts_;
   std::vector<double> own_;                 // owned particles [x|y|z|qx|qy|qz]
@@ -281,7 +293,8 @@ class TreeBRSolver : public BRSolver {
   std::vector<long> edge_base_;  // edge_keys' slot layout: tree s's slots start at edge_base_[s]
   std::vector<tree::EdgeTable> tables_;       // the edge terms' prefix tables (this call)
   std::vector<double> acc_near_, acc_far_;     // tree order [ux|uy|uz]
-  std::vector<double> back_send_, back_recv_;  // records of 3
+  exec::Buffer<double> back_send_, back_recv_;  // records of 3 (in mig_space_)
+  bool acc_on_device_ = false;  // this call: the velocities stayed in device_'s arrays (no acc_near_/acc_far_)
   std::vector<TreeLoad> loads_;
   TreeLoad load_;
   Totals totals_;
@@ -290,7 +303,7 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
   std::unique_ptr<TreeEdgeDevice> edge_dev_;  // -x cuda: the edge terms' tables and sums on the device
   std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
-  exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles for the device build
+  exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles, as columns, for the device build
   bool local_ = false;  // this call: one rank, device build: no migration, the particles stay in dev_pts_
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges

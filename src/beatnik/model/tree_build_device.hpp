@@ -32,6 +32,9 @@ class TreeBuildDevice {
   // After run: the points in tree order ([x|y|z|qx|qy|qz], n each, in this space), and a copy of
   // them into host memory.
   const double* sources() const { return out_.data(); }
+  // After run: tree position -> index into run's points (n ints, in this space; the device copy
+  // of the tree's order(), valid until the next run).
+  const int* order() const { return idx_.data(); }
   void download(double* host) const;
   // Whether the first n values of p (in this space) are all finite.
   bool finite(const double* p, long n);

@@ -790,7 +790,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   }
   if (extra && n_ > 0) add_into(3 * n_, acc_far_.data(), extra);  // the default stream: before the copy below
   unsigned long long pairs[2] = {0, 0};
-  if (n_ > 0) {
+  if (n_ > 0 && acc_near && acc_far) {
     exec::copy(acc_near, H, acc_near_.data(), D, 3 * n_);
     exec::copy(acc_far, H, acc_far_.data(), D, 3 * n_);
   }
@@ -801,6 +801,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   ++calls_;
   if (bench_env && std::atoi(bench_env) == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
+    else if (!acc_near || !acc_far) std::fprintf(stderr, "tree-sums-bench: call %d: the velocities stayed on the device, no replay\n", calls_);
     else bench(acc_near, extra ? sums_far.data() : acc_far, near_pairs, far_pairs);
   }
 #else

@@ -61,7 +61,8 @@ class TreeSumsDevice {
   // every target of a launched batch overwritten); the pairs each field summed. far_extra, if
   // given, is called once the sums are done and returns a device array ([ux|uy|uz], n each,
   // complete when it returns) added into the far field before it comes back, or null (the edge
-  // terms: tree_edge_device.hpp).
+  // terms: tree_edge_device.hpp). acc_near and acc_far null: nothing comes back; the velocities
+  // stay in near_velocity() and far_velocity() (the device migration, tree_migrate.hpp).
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
               const std::function<const double*()>& far_extra = {});
   // For the edge terms (tree_edge_device.hpp): the device pools (array i at base(far, i)) and
@@ -69,6 +70,10 @@ class TreeSumsDevice {
   const double* near_pool() const { return near_pool_.data(); }
   const double* far_pool() const { return far_pool_.data(); }
   const double* targets() const { return tgt_.data(); }
+  // After finish: the velocities on the device ([ux|uy|uz], n each, in tree order; far with the
+  // edge terms added), until the next call's launches.
+  const double* near_velocity() const { return acc_near_.data(); }
+  const double* far_velocity() const { return acc_far_.data(); }
   // Seconds of the last call: host flattening (launch), target upload (begin), device time of the
   // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
   // the wait and download (finish).
