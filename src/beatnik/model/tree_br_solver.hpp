@@ -228,6 +228,26 @@ class TreeBRSolver : public BRSolver {
   void examine(int b, const Pending& c, std::vector<Pending>& down);
   void cc_sums();
   void down();
+  // -x cuda (compute_device): the dual traversal's top levels serially down to subtrees of at
+  // most `run` batches (parts, in tree order: contiguous batches), each run's parts' lists, the
+  // grids' sums of a set of target clusters queued on the device, the downward pass queued.
+  struct DualPart {
+    int root;                   // the subtree's root cluster
+    int b0, b1;                 // its batches
+    std::vector<Pending> in;    // what its parent handed down
+  };
+  void dual_begin();
+  void dual_device_begin(int run, std::vector<DualPart>& parts);
+  void dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts);
+  void dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1);
+  void dual_internal(int b, std::vector<int>& out) const;  // b's internal clusters with terms
+  void cc_device(const std::vector<int>& clusters);
+  void down_device(const std::vector<long>& batch);
+  int first_batch(long begin) const;  // the first batch whose targets start at or after `begin`
+  std::vector<int> dual_top_;  // the top levels' internal clusters (compute_device)
+  std::vector<int> dev_gfirst_, dev_gcount_;  // per own cluster: its device grids
+  std::vector<TreeSumsDevice::DownGrid> dev_grids_;
+  std::vector<double> dev_sw_;  // the grids' Chebyshev nodes and weights
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;
