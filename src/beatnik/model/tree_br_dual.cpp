@@ -10,6 +10,7 @@
 // lower-degree sets).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 #include "beatnik/base/error.hpp"
@@ -287,7 +288,16 @@ void TreeBRSolver::dual_device_begin(int run, std::vector<DualPart>& parts) {
   for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
     for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
       for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
+#pragma omp parallel
+#pragma omp single
   dual_top(0, roots, run, parts);
+  // The top's internal clusters, in tree order.
+  const auto& cl = sources_[0].clusters;
+  for (int c = 0; c < nc; ++c)
+    if (!cl[c].leaf()) {
+      const int b0 = first_batch(cl[c].begin), b1 = first_batch(cl[c].end);
+      if (b1 - b0 > run) dual_top_.push_back(c);
+    }
 }
 
 int TreeBRSolver::first_batch(long begin) const {
@@ -298,6 +308,8 @@ int TreeBRSolver::first_batch(long begin) const {
                           leaves.begin());
 }
 
+// The top levels: each internal cluster's children as OpenMP tasks (each writes only its own
+// subtree's cc_), their parts then concatenated in tree order.
 void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts) {
   const search::Cluster& B = sources_[0].clusters[b];
   const int b0 = first_batch(B.begin), b1 = first_batch(B.end);
@@ -307,8 +319,15 @@ void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std:
   }
   std::vector<Pending> down;
   for (const Pending& c : in) examine(b, c, down);
-  dual_top_.push_back(b);
-  for (int child : B.child) dual_top(child, down, run, parts);
+  constexpr int nk = static_cast<int>(std::size(search::Cluster{}.child));
+  std::vector<std::vector<DualPart>> sub(nk);
+  for (int k = 0; k < nk; ++k) {
+#pragma omp task default(shared) firstprivate(k)
+    dual_top(B.child[k], down, run, sub[k]);
+  }
+#pragma omp taskwait
+  for (auto& v : sub)
+    for (auto& q : v) parts.push_back(std::move(q));
 }
 
 // Parts [k0, k1): their subtrees' lists (OpenMP tasks, as dual_lists).
@@ -382,18 +401,27 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   }
   load_.cc_terms += terms;
   const long at = device_->launch_grids(pts.data(), M, bounds, near, far);
-  constexpr int K = kTreeMaxDegree + 1;
+  // The downward pass's tables: each grid's place and its nodes and weights (in parallel).
+  const size_t g0 = dev_grids_.size();
+  std::vector<long> sw(ng + 1, static_cast<long>(dev_sw_.size()));
   for (int i = 0; i < ng; ++i) {
     const G& g = grids[i];
-    if (dev_gcount_[g.cluster]++ == 0) dev_gfirst_[g.cluster] = static_cast<int>(dev_grids_.size());
-    TreeSumsDevice::DownGrid d{at + g.off, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]},
-                               static_cast<long>(dev_sw_.size())};
-    dev_grids_.push_back(d);
+    if (dev_gcount_[g.cluster]++ == 0) dev_gfirst_[g.cluster] = static_cast<int>(g0 + i);
+    sw[i + 1] = sw[i] + 2L * (g.dg[0] + g.dg[1] + g.dg[2] + 3);
+  }
+  dev_grids_.resize(g0 + ng);
+  dev_sw_.resize(sw[ng]);
+  constexpr int K = kTreeMaxDegree + 1;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < ng; ++i) {
+    const G& g = grids[i];
+    dev_grids_[g0 + i] = {at + g.off, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i]};
+    double* o = &dev_sw_[sw[i]];
     for (int k = 0; k < 3; ++k) {
       double s[K], w[K];
       tree::chebyshev(cl[g.cluster].lo[k], cl[g.cluster].hi[k], g.dg[k], s, w);
-      dev_sw_.insert(dev_sw_.end(), s, s + g.dg[k] + 1);
-      dev_sw_.insert(dev_sw_.end(), w, w + g.dg[k] + 1);
+      o = std::copy_n(s, g.dg[k] + 1, o);
+      o = std::copy_n(w, g.dg[k] + 1, o);
     }
   }
 }
