@@ -1,5 +1,5 @@
-// The tree solver's dual traversal (--tree-traversal dual, host only; docs/tree.md
-// "Cluster–cluster terms"): this rank's target clusters B (its own tree, whose leaves are the
+// The tree solver's dual traversal (--tree-traversal dual; docs/tree.md "Cluster–cluster
+// terms", and "The dual traversal on the device" for -x cuda's runs: compute_device): this rank's target clusters B (its own tree, whose leaves are the
 // batches) descend together with the source trees, per image. A source cluster C taken by every
 // pair of an internal B and well separated from B becomes a cluster–cluster term: its far field
 // is summed once at B's Chebyshev points (cc_sums) and interpolated to B's targets after the

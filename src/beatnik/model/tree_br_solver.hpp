@@ -7,7 +7,7 @@
 // strengths Σ L_a(x)L_b(y)L_c(z)·q. A target batch B (a leaf of the same tree) takes cluster C's
 // image at shift m·L through its proxies when (r_B + r_C) < θ·|centre_B − centre_C − m·L|
 // and C has more sources than proxies; otherwise it splits C, and sums a leaf directly.
-// --tree-traversal dual (host; tree_br_dual.cpp) also interpolates on the target side: internal
+// --tree-traversal dual (tree_br_dual.cpp; -x cuda too) also interpolates on the target side: internal
 // target clusters take well-separated clusters at their Chebyshev points (cluster–cluster) and a
 // downward pass brings those velocities to the targets; the leaves keep the walk above.
 //
@@ -36,7 +36,8 @@
 // br.tree.build (-x cuda: .kernel, .copy), br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
 // strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
-// .far.kernel, which overlap the host's .lists, then .edge (host: keys, term lists, queueing the
+// .far.kernel, which overlap the host's .lists; with dual .cc (host: the grids' points and ranges), .cc.kernel, .down (host:
+// the chains), .down.kernel; then .edge (host: keys, term lists, queueing the
 // edge stream) with .edge.keys, .edge.copy (host), .edge.tables, .edge.kernel (device, beside the
 // sums) and .edge.wait), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
