@@ -60,7 +60,7 @@ OPTIONS = {
     "-S": (choice("exact", "cutoff", "tree"), choice("fmm", "")),
     "--br-tolerance": (choice("1e-3", "1e-6"), any_real), "--tree-theta": (choice("0", "0.5"), any_real),
     "--tree-degree": (ints(0, 6), any_int), "--tree-leaf": (ints(1, 64), any_int),
-    "--tree-traversal": (choice("single", "dual"), choice("triple", "")),
+    "--tree-traversal": (choice("auto", "single", "dual"), choice("triple", "")),
     "--tree-edge-terms": (choice("on", "off"), choice("maybe", "")),
     "--br-check": (ints(0, 20), any_int), "-c": (real(0.05, 3.0), any_real),
     "-b": (choice("periodic", "free"), choice("x", "")),

@@ -96,7 +96,7 @@ app::Options cosine_options(const char* boundary) {
 }
 
 // The case's settings with the tolerance table's (θ, degree) for tol, leaves of `leaf`, and the
-// single traversal (the device's: no cluster-cluster terms).
+// single traversal (the tests below that are not about the dual traversal keep their lists).
 model::BRSettings tolerance_settings(const test::BRSurfaceCase& s, double tol, int leaf) {
   model::BRSettings b = s.c.model.br;
   const model::TreeParameters p = model::tree_parameters(tol);
@@ -135,6 +135,56 @@ TEST(TreeDevice, EqualsTheHostTree) {
         EXPECT_GT(low_all, 0) << boundary << " TOL " << tol << ": no lower-degree sets used, the test would miss them";
         EXPECT_LE(d, 1e-12) << boundary << " TOL " << tol << " leaf " << leaf;
       }
+}
+
+TEST(TreeDevice, DualTraversalEqualsTheHosts) {
+  // --tree-traversal dual on the device (docs/tree.md "The dual traversal on the device"): the
+  // target tree's top levels, then subtrees in runs of 8 batches (several runs and parts), the
+  // clusters' grids summed by the sums kernel and the downward pass on the device. Against the
+  // host's dual traversal: every pair count equal (the same lists) and the velocities to 1e-12;
+  // two calls of one solver bitwise equal; within the tolerance of the device's single
+  // traversal. Periodic (edge terms too) and free, TOL 1e-3 and 1e-6, the multi-mode cosine.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  long cc_all = 0;
+  for (const char* boundary : {"periodic", "free"})
+    for (double tol : {1e-3, 1e-6}) {
+      test::BRSurfaceCase s(cosine_options(boundary), MPI_COMM_WORLD);
+      model::BRSettings b = tolerance_settings(s, tol, 32);
+      b.tree_dual = true;
+      model::TreeBRSolver host_solver(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+      host_solver.velocity(s.state, s.omega, s.out);
+      const auto host = s.owned_out();
+      const model::TreeBRSolver::Totals h = host_solver.totals();
+      const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
+      model::TreeBRSolver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
+      solver.min_run = 8;
+      std::vector<std::vector<double>> calls;
+      for (int call = 0; call < 2; ++call) {
+        solver.velocity(state, omega, out);
+        exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
+        calls.push_back(s.owned_out());
+      }
+      const model::TreeBRSolver::Totals t = solver.totals();
+      b.tree_dual = false;
+      const auto single = device_velocity<model::TreeBRSolver>(s, b);
+      const double d = max_rel(calls[0], host), e_single = rel_2norm(calls[0], single);
+      const long cc = sum_ranks(h.cc_terms);
+      cc_all += cc;
+      if (test::world_rank() == 0)
+        std::printf("[ compared ] dual %s TOL %.0e: %ld cluster-cluster terms, max rel diff to the host %.3e, "
+                    "rel 2-norm to single %.3e\n",
+                    boundary, tol, cc, d, e_single);
+      EXPECT_EQ(calls[0], calls[1]) << boundary << " TOL " << tol << ": the second call differs";
+      EXPECT_EQ(t.cc_terms, 2 * h.cc_terms) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.cc_pairs, 2 * h.cc_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.down_pairs, 2 * h.down_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.direct_pairs, 2 * h.direct_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.proxy_pairs, 2 * h.proxy_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.edge_terms, 2 * h.edge_terms) << boundary << " TOL " << tol;
+      EXPECT_LE(d, 1e-12) << boundary << " TOL " << tol;
+      EXPECT_LE(e_single, tol) << boundary << " TOL " << tol;
+    }
+  EXPECT_GT(cc_all, 0) << "no cluster-cluster term was formed: the test would miss the grids and the downward pass";
 }
 
 TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {

@@ -45,7 +45,7 @@ struct Options {
   std::optional<int> tree_degree;
   std::optional<int> tree_leaf;
   std::string let_strategy = "alltoallv";
-  std::string tree_traversal = "dual";
+  std::string tree_traversal = "auto";
   std::string tree_edge_terms = "on";
   long br_check = 0;
   std::vector<long> load_snapshot;

@@ -108,8 +108,12 @@ void configure_tree(const Options& o, RunConfig& c) {
   require(b.tree_degree >= 0 && b.tree_degree <= model::kTreeMaxDegree,
           "--tree-degree must lie in 0.." + std::to_string(model::kTreeMaxDegree));
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
-  require(o.tree_traversal == "single" || o.tree_traversal == "dual", "--tree-traversal must be single or dual");
-  b.tree_dual = o.tree_traversal == "dual";
+  require(o.tree_traversal == "single" || o.tree_traversal == "dual" || o.tree_traversal == "auto",
+          "--tree-traversal must be auto, single or dual");
+  // auto: dual on the host; single with -x cuda, where dual runs too but was slower at 1024² and
+  // 512² on an H100 (its lists are the host's critical path; docs/tree.md "The dual traversal on
+  // the device").
+  b.tree_dual = o.tree_traversal == "dual" || (o.tree_traversal == "auto" && c.space != exec::Space::Device);
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;

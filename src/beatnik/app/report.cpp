@@ -164,9 +164,9 @@ json config_json(const Simulation& sim) {
                          {"migrate_strategy", b.migrate_strategy},
                          {"let_strategy", b.let_strategy},
                          {"let_path", comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr)},
-                         {"traversal", b.tree_dual && c.space != exec::Space::Device ? "dual" : "single"},
+                         {"traversal", b.tree_dual ? "dual" : "single"},
                          {"edge_terms", b.tree_edge},
-                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near, far and edge sums, edge tables" : "none"},
+                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near, far and edge sums, edge tables, cluster-cluster sums and downward pass (dual)" : "none"},
                          {"host_phases", c.space == exec::Space::Device
                                              ? "migration, build, LET, interaction lists"
                                              : "all"}};
@@ -448,7 +448,7 @@ void print_banner(const Simulation& sim) {
                            : std::string("fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
                  comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr),
-                 b.tree_dual && c.space != exec::Space::Device ? "dual" : "single", b.tree_edge ? "on" : "off");
+                 b.tree_dual ? "dual" : "single", b.tree_edge ? "on" : "off");
       if (c.space == exec::Space::Device)
         fmt::print("  BR on GPU   upward pass, near, far and edge sums, edge tables on the device; migration, tree build, LET and "
                    "interaction lists on the host (the sums overlap the lists)\n");

@@ -1,5 +1,5 @@
-// The tree solver's dual traversal (--tree-traversal dual, host only; docs/tree.md
-// "Cluster–cluster terms"): this rank's target clusters B (its own tree, whose leaves are the
+// The tree solver's dual traversal (--tree-traversal dual; docs/tree.md "Cluster–cluster
+// terms", and "The dual traversal on the device" for -x cuda's runs: compute_device): this rank's target clusters B (its own tree, whose leaves are the
 // batches) descend together with the source trees, per image. A source cluster C taken by every
 // pair of an internal B and well separated from B becomes a cluster–cluster term: its far field
 // is summed once at B's Chebyshev points (cc_sums) and interpolated to B's targets after the
@@ -10,11 +10,14 @@
 // lower-degree sets).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 #include "beatnik/model/tree_dual.hpp"
+#include "beatnik/model/tree_lagrange.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -31,6 +34,20 @@ constexpr double kTargetMargin = tree::kEdgeMargin;
 // could not settle, in a fixed order (the lists do not depend on the thread count).
 void TreeBRSolver::dual_lists() {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
+  dual_begin();
+  if (batches() == 0) return;
+  std::vector<Pending> roots;
+  for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
+    for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
+      for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
+#pragma omp parallel
+#pragma omp single
+  dual_node(0, roots, 0);
+}
+
+// The traversal's tables: lists sized, cc_ cleared, each cluster's batch and parent, the target
+// grids' θ per degree, the balls.
+void TreeBRSolver::dual_begin() {
   const auto& cl = sources_[0].clusters;
   const int nc = static_cast<int>(cl.size()), nb = batches();
   const std::vector<int>& leaves = tree_.leaves();
@@ -48,15 +65,7 @@ void TreeBRSolver::dual_lists() {
   const int p = settings_.tree_degree;
   grid_theta_.assign(p + 1, 0.0);
   for (int d = 1; d <= p; ++d) grid_theta_[d] = std::pow(settings_.tree_theta, double(p) / d);
-  if (nb == 0) return;
-  balls();
-  std::vector<Pending> roots;
-  for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
-    for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
-      for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
-#pragma omp parallel
-#pragma omp single
-  dual_node(0, roots, 0);
+  if (nb > 0) balls();
 }
 
 // Target cluster b with the (cluster, image) pairs its parent handed down: a leaf walks them as
@@ -254,6 +263,190 @@ void TreeBRSolver::down() {
     }
   }
   load_.down_pairs = pairs;
+}
+
+}  // namespace beatnik::model
+
+namespace beatnik::model {
+
+// -x cuda (compute_device): the dual traversal in runs. The target tree's levels above subtrees
+// of at most `run` batches are examined here, serially (a few dozen clusters: their terms go to
+// cc_, dual_top_ lists them); the subtrees below, in tree order, are the parts the runs take.
+// examine() depends only on the (target, source) pair, so the lists are dual_lists()'.
+void TreeBRSolver::dual_device_begin(int run, std::vector<DualPart>& parts) {
+  dual_begin();
+  dual_top_.clear();
+  parts.clear();
+  const int nc = static_cast<int>(sources_[0].clusters.size());
+  dev_gfirst_.assign(nc, -1);
+  dev_gcount_.assign(nc, 0);
+  dev_grids_.clear();
+  dev_sw_.clear();
+  load_.cc_terms = 0;
+  if (batches() == 0) return;
+  std::vector<Pending> roots;
+  for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
+    for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
+      for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
+#pragma omp parallel
+#pragma omp single
+  dual_top(0, roots, run, parts);
+  // The top's internal clusters, in tree order.
+  const auto& cl = sources_[0].clusters;
+  for (int c = 0; c < nc; ++c)
+    if (!cl[c].leaf()) {
+      const int b0 = first_batch(cl[c].begin), b1 = first_batch(cl[c].end);
+      if (b1 - b0 > run) dual_top_.push_back(c);
+    }
+}
+
+int TreeBRSolver::first_batch(long begin) const {
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  return static_cast<int>(std::partition_point(leaves.begin(), leaves.begin() + batches(),
+                                               [&](int l) { return cl[l].begin < begin; }) -
+                          leaves.begin());
+}
+
+// The top levels: each internal cluster's children as OpenMP tasks (each writes only its own
+// subtree's cc_), their parts then concatenated in tree order.
+void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts) {
+  const search::Cluster& B = sources_[0].clusters[b];
+  const int b0 = first_batch(B.begin), b1 = first_batch(B.end);
+  if (B.leaf() || b1 - b0 <= run) {
+    parts.push_back({b, b0, b1, in});
+    return;
+  }
+  std::vector<Pending> down;
+  for (const Pending& c : in) examine(b, c, down);
+  constexpr int nk = static_cast<int>(std::size(search::Cluster{}.child));
+  std::vector<std::vector<DualPart>> sub(nk);
+  for (int k = 0; k < nk; ++k) {
+#pragma omp task default(shared) firstprivate(k)
+    dual_top(B.child[k], down, run, sub[k]);
+  }
+#pragma omp taskwait
+  for (auto& v : sub)
+    for (auto& q : v) parts.push_back(std::move(q));
+}
+
+// Parts [k0, k1): their subtrees' lists (OpenMP tasks, as dual_lists).
+void TreeBRSolver::dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1) {
+#pragma omp parallel
+#pragma omp single
+  for (size_t k = k0; k < k1; ++k) {
+#pragma omp task default(shared) firstprivate(k)
+    dual_node(parts[k].root, parts[k].in, 1);
+  }
+}
+
+// b's internal clusters with cluster–cluster terms (b included), depth first.
+void TreeBRSolver::dual_internal(int b, std::vector<int>& out) const {
+  const search::Cluster& B = sources_[0].clusters[b];
+  if (B.leaf()) return;
+  if (!cc_[b].empty()) out.push_back(b);
+  for (int k : B.child) dual_internal(k, out);
+}
+
+// The grids of `clusters` (each cluster's by falling degree, as cc_sums) and their terms' ranges,
+// queued on the device (TreeSumsDevice::launch_grids): C's sources from the near pool, proxies
+// and lower-degree sets from the far pool. Each grid's points, nodes and weights are the host's
+// (tree::target_points, chebyshev).
+void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
+  const auto& cl = sources_[0].clusters;
+  const int p = settings_.tree_degree;
+  struct G {
+    int cluster, degree, m, dg[3];
+    long off;
+  };
+  std::vector<G> grids;
+  long M = 0;
+  for (int c : clusters)
+    for (int d = p; d >= 0; --d)
+      for (const Term& e : cc_[c])
+        if (e.target_degree == d) {
+          G g{c, d, 0, {0, 0, 0}, M};
+          g.m = tree::grid_degrees(cl[c], d, grid_theta_[d], g.dg);
+          grids.push_back(g);
+          M += g.m;
+          break;
+        }
+  const int ng = static_cast<int>(grids.size());
+  if (ng == 0) return;
+  std::vector<double> pts(3 * size_t(M));
+  std::vector<long> bounds(2 * size_t(ng));
+  std::vector<std::vector<BRSourceRange>> near(ng), far(ng);
+  long terms = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : terms)
+  for (int i = 0; i < ng; ++i) {
+    const G& g = grids[i];
+    bounds[2 * i] = g.off;
+    bounds[2 * i + 1] = g.off + g.m;
+    tree::target_points(cl[g.cluster], g.dg, &pts[g.off], &pts[M + g.off], &pts[2 * M + g.off]);
+    for (const Term& e : cc_[g.cluster]) {
+      if (e.target_degree != g.degree) continue;
+      const tree::SourceTree& S = sources_[e.tree];
+      if (e.low >= 0) {
+        const LowSets& l = low_[e.tree];
+        far[i].push_back({&l.pts[l.start[e.low]], l.count[e.low], 0, l.count[e.low], e.mx, e.my, false});
+      } else if (e.low == kSources) {
+        const search::Cluster& C = S.clusters[e.cluster];
+        near[i].push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, false});
+      } else {
+        const int k = S.proxy_count[e.cluster];
+        far[i].push_back({&S.proxies[S.proxy_start[e.cluster]], k, 0, k, e.mx, e.my, false});
+      }
+      ++terms;
+    }
+  }
+  load_.cc_terms += terms;
+  const long at = device_->launch_grids(pts.data(), M, bounds, near, far);
+  // The downward pass's tables: each grid's place and its nodes and weights (in parallel).
+  const size_t g0 = dev_grids_.size();
+  std::vector<long> sw(ng + 1, static_cast<long>(dev_sw_.size()));
+  for (int i = 0; i < ng; ++i) {
+    const G& g = grids[i];
+    if (dev_gcount_[g.cluster]++ == 0) dev_gfirst_[g.cluster] = static_cast<int>(g0 + i);
+    sw[i + 1] = sw[i] + 2L * (g.dg[0] + g.dg[1] + g.dg[2] + 3);
+  }
+  dev_grids_.resize(g0 + ng);
+  dev_sw_.resize(sw[ng]);
+  constexpr int K = kTreeMaxDegree + 1;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < ng; ++i) {
+    const G& g = grids[i];
+    dev_grids_[g0 + i] = {at + g.off, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i]};
+    double* o = &dev_sw_[sw[i]];
+    for (int k = 0; k < 3; ++k) {
+      double s[K], w[K];
+      tree::chebyshev(cl[g.cluster].lo[k], cl[g.cluster].hi[k], g.dg[k], s, w);
+      o = std::copy_n(s, g.dg[k] + 1, o);
+      o = std::copy_n(w, g.dg[k] + 1, o);
+    }
+  }
+}
+
+// Every batch's chain of grids (its ancestors with terms, root first, each cluster's grids by
+// falling degree: down()'s order) queued for the device's downward pass; the products counted.
+void TreeBRSolver::down_device(const std::vector<long>& batch) {
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = batches();
+  std::vector<int> start(nb + 1, 0), chain, anc;
+  long pairs = 0;
+  for (int b = 0; b < nb; ++b) {
+    anc.clear();
+    for (int a = parent_[leaves[b]]; a >= 0; a = parent_[a])
+      if (dev_gcount_[a] > 0) anc.push_back(a);
+    for (auto it = anc.rbegin(); it != anc.rend(); ++it)
+      for (int k = dev_gfirst_[*it]; k < dev_gfirst_[*it] + dev_gcount_[*it]; ++k) {
+        chain.push_back(k);
+        pairs += cl[leaves[b]].count() * static_cast<long>(dev_grids_[k].m);
+      }
+    start[b + 1] = static_cast<int>(chain.size());
+  }
+  load_.down_pairs = pairs;
+  device_->queue_down(batch, std::move(start), std::move(chain), dev_grids_, dev_sw_);
 }
 
 }  // namespace beatnik::model

@@ -74,9 +74,6 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
   size_ = mesh.grid().size();
   rules_ = tree_rules(settings_, mesh.geometry());
   settings_.tree_edge = rules_.edge;
-  // -x cuda keeps the single traversal: its lists are cut into runs of batches pipelined with the
-  // device sums (compute_device), and no device kernel sums at target points yet.
-  if (space_ == exec::Space::Device) settings_.tree_dual = false;
   n_ = mesh.layout().owned_count();
   // The host copy of the packed particles, only where the migration runs on the host: -x host
   // packs there; -x cuda downloads into it, and the velocities pass through it on their way up.
@@ -214,7 +211,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
       Timers::Scope l(timers_, "br.tree.compute.edge");
       edges();
     }
-    if (settings_.tree_dual) {
+    if (settings_.tree_dual && !(device_ && computes(gate_))) {  // (-x cuda: on the device, compute_device)
       Timers::Scope l(timers_, "br.tree.compute.down");
       down();
     }
@@ -1006,11 +1003,38 @@ void TreeBRSolver::compute_device() {
     edge_pipe_begin();
     edge_s += wall_seconds() - t;
   }
-  int runs = 0, edge_b0 = 0;
-  for (int b0 = 0; b0 < nb; b0 += run) {
-    const int b1 = std::min(nb, b0 + run);
+  // The dual traversal (tree_br_dual.cpp): the target tree's top levels first (their cluster–
+  // cluster terms summed at once on the device), then its subtrees of at most `run` batches,
+  // grouped into runs: each run's lists, then its batches' sums and its clusters' grid sums
+  // queued. The same lists as the host's dual_lists().
+  const bool dual = settings_.tree_dual;
+  std::vector<DualPart> parts;
+  std::vector<int> run_end;  // the runs' batch ends (dual: whole subtrees per run)
+  std::vector<size_t> run_parts;  // dual: the runs' first part
+  double cc_s = 0.0;
+  if (dual) {
     const double t0 = wall_seconds();
-    lists(b0, b1);
+    dual_device_begin(run, parts);
+    list_s += wall_seconds() - t0;
+    const double t1 = wall_seconds();
+    cc_device(dual_top_);
+    cc_s += wall_seconds() - t1;
+    int bb = 0;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      if (run_parts.size() == run_end.size()) run_parts.push_back(k);
+      bb = parts[k].b1;
+      if (bb - (run_end.empty() ? 0 : run_end.back()) >= run || k + 1 == parts.size()) run_end.push_back(bb);
+    }
+    run_parts.push_back(parts.size());
+  } else {
+    for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
+  }
+  int runs = 0, edge_b0 = 0;
+  for (size_t r = 0; r < run_end.size(); ++r) {
+    const int b0 = r == 0 ? 0 : run_end[r - 1], b1 = run_end[r];
+    const double t0 = wall_seconds();
+    if (dual) dual_device_run(parts, run_parts[r], run_parts[r + 1]);
+    else lists(b0, b1);
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : low)
     for (int b = b0; b < b1; ++b) {
       near_ranges(b, dev_near_[b]);
@@ -1019,6 +1043,13 @@ void TreeBRSolver::compute_device() {
     }
     list_s += wall_seconds() - t0;
     device_->launch(b0, b1, batch, dev_near_, dev_far_);
+    if (dual) {  // this run's target clusters' grids
+      const double t1 = wall_seconds();
+      std::vector<int> clusters;
+      for (size_t k = run_parts[r]; k < run_parts[r + 1]; ++k) dual_internal(parts[k].root, clusters);
+      cc_device(clusters);
+      cc_s += wall_seconds() - t1;
+    }
     if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
       const double t = wall_seconds();
       edge_keys_s += edge_pipe_run(edge_b0, b1);
@@ -1034,6 +1065,12 @@ void TreeBRSolver::compute_device() {
     const double edge_t0 = wall_seconds();
     edges_device();
     edge_s = wall_seconds() - edge_t0;
+  }
+  double down_s = 0.0;
+  if (dual) {  // the downward pass, run by finish() after the edge terms
+    const double t = wall_seconds();
+    down_device(batch);
+    down_s = wall_seconds() - t;
   }
   // With the device build and migration the velocities stay on the device for to_surface (one
   // rank: straight into the field by tree order; several: the return trip in device memory),
@@ -1053,6 +1090,7 @@ void TreeBRSolver::compute_device() {
   });
   load_.cluster_terms = cluster_terms();
   load_.low_terms = low;
+  if (dual) load_.cc_pairs = device_->cc_pairs;
   load_.edge_proxy_pairs = edge_dev_->proxy_pairs;
   load_.edge_direct_pairs = edge_dev_->direct_pairs;
   if (timers_) {
@@ -1070,6 +1108,12 @@ void TreeBRSolver::compute_device() {
     timers_->add("br.tree.compute.edge.kernel", edge_dev_->kernel_s);
     timers_->add("br.tree.compute.near.kernel", device_->near_kernel_s);
     timers_->add("br.tree.compute.far.kernel", device_->far_kernel_s);
+    if (dual) {
+      timers_->add("br.tree.compute.cc", cc_s);
+      timers_->add("br.tree.compute.cc.kernel", device_->cc_kernel_s);
+      timers_->add("br.tree.compute.down", down_s);
+      timers_->add("br.tree.compute.down.kernel", device_->down_kernel_s);
+    }
   }
 }
 

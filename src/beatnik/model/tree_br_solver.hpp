@@ -7,7 +7,7 @@
 // strengths Σ L_a(x)L_b(y)L_c(z)·q. A target batch B (a leaf of the same tree) takes cluster C's
 // image at shift m·L through its proxies when (r_B + r_C) < θ·|centre_B − centre_C − m·L|
 // and C has more sources than proxies; otherwise it splits C, and sums a leaf directly.
-// --tree-traversal dual (host; tree_br_dual.cpp) also interpolates on the target side: internal
+// --tree-traversal dual (tree_br_dual.cpp; -x cuda too) also interpolates on the target side: internal
 // target clusters take well-separated clusters at their Chebyshev points (cluster–cluster) and a
 // downward pass brings those velocities to the targets; the leaves keep the walk above.
 //
@@ -38,7 +38,8 @@
 // br.tree.build (-x cuda: .kernel, .copy), br.tree.upward, br.tree.let (.exchange: the boxes' allgather and the strategy; push
 // strategies .pack before it; .unpack), br.tree.low (-x cuda: .copy, .kernel), br.tree.compute (.lists, .near, .far,
 // .edge, and with --tree-traversal dual .down, inside it; -x cuda: .lists, .pack, .copy, .wait and the device times .near.kernel,
-// .far.kernel, which overlap the host's .lists, then .edge (host: keys, term lists, queueing the
+// .far.kernel, which overlap the host's .lists; with dual .cc (host: the grids' points and ranges), .cc.kernel, .down (host:
+// the chains), .down.kernel; then .edge (host: keys, term lists, queueing the
 // edge stream) with .edge.keys, .edge.copy (host), .edge.tables, .edge.kernel (device, beside the
 // sums) and .edge.wait), br.tree.to_surface. Skeleton mode (a skipping
 // gate): the migrations, tree build and LET run on the positions as they are (the messages follow
@@ -237,6 +238,26 @@ class TreeBRSolver : public BRSolver {
   void examine(int b, const Pending& c, std::vector<Pending>& down);
   void cc_sums();
   void down();
+  // -x cuda (compute_device): the dual traversal's top levels serially down to subtrees of at
+  // most `run` batches (parts, in tree order: contiguous batches), each run's parts' lists, the
+  // grids' sums of a set of target clusters queued on the device, the downward pass queued.
+  struct DualPart {
+    int root;                   // the subtree's root cluster
+    int b0, b1;                 // its batches
+    std::vector<Pending> in;    // what its parent handed down
+  };
+  void dual_begin();
+  void dual_device_begin(int run, std::vector<DualPart>& parts);
+  void dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts);
+  void dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1);
+  void dual_internal(int b, std::vector<int>& out) const;  // b's internal clusters with terms
+  void cc_device(const std::vector<int>& clusters);
+  void down_device(const std::vector<long>& batch);
+  int first_batch(long begin) const;  // the first batch whose targets start at or after `begin`
+  std::vector<int> dual_top_;  // the top levels' internal clusters (compute_device)
+  std::vector<int> dev_gfirst_, dev_gcount_;  // per own cluster: its device grids
+  std::vector<TreeSumsDevice::DownGrid> dev_grids_;
+  std::vector<double> dev_sw_;  // the grids' Chebyshev nodes and weights
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;

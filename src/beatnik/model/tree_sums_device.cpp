@@ -18,6 +18,8 @@
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
+#include "beatnik/model/tree_interp.hpp"
+#include "beatnik/model/tree_lagrange.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -529,6 +531,68 @@ __global__ void rsqrt_check_kernel(const double* x, int* o, long n) {
 void add_into(long n, double* a, const double* b) {
   exec::parallel_for(exec::Space::Device, n, [=] BEATNIK_HOST_DEVICE(long k) { a[k] += b[k]; });
 }
+
+// The downward pass (TreeSumsDevice::queue_down): a thread per target, its batch by binary
+// search over the batches' first targets; each grid of its chain in order, interpolated at the
+// target by barycentric Lagrange values, one side at a time (z, then y, then x: the host's
+// tree::interpolate_down order), added into the far field (the host's order of additions per
+// target; fused multiply-adds allowed: the host's to round-off).
+struct DownArgs {
+  const double* tgt;
+  long n;
+  int nb;
+  const long* batch;
+  const int* start;
+  const int* chain;
+  const TreeSumsDevice::DownGrid* grids;
+  const double* sw;
+  const double* uf;
+  double* acc;
+};
+
+__global__ void __launch_bounds__(128) tree_down_kernel(DownArgs a) {
+  constexpr int K = tree::kTreeMaxDegree + 1;
+  const long t = blockIdx.x * long(blockDim.x) + threadIdx.x;
+  if (t >= a.n || a.nb <= 0) return;
+  int lo = 0, hi = a.nb - 1;  // the last batch whose first target is ≤ t
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (a.batch[2 * mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  if (t < a.batch[2 * lo] || t >= a.batch[2 * lo + 1] || a.start[lo] == a.start[lo + 1]) return;
+  const long n = a.n;
+  const double p[3] = {a.tgt[t], a.tgt[n + t], a.tgt[2 * n + t]};
+  double u[3] = {a.acc[t], a.acc[n + t], a.acc[2 * n + t]};
+  double L[3][K];
+  for (int k = a.start[lo]; k < a.start[lo + 1]; ++k) {
+    const TreeSumsDevice::DownGrid G = a.grids[a.chain[k]];
+    const double* sw = a.sw + G.sw;
+    for (int d = 0; d < 3; ++d) {
+      tree::lagrange(p[d], G.dg[d], sw, sw + G.dg[d] + 1, L[d]);
+      sw += 2 * (G.dg[d] + 1);
+    }
+    const int n0 = G.dg[0] + 1, n1 = G.dg[1] + 1, n2 = G.dg[2] + 1;
+    for (int r = 0; r < 3; ++r) {
+      const double* uf = a.uf + G.u + long(r) * G.stride;  // (near part added: run_down)
+      double sum = 0.0;
+      for (int i = 0; i < n0; ++i) {
+        double v = 0.0;
+        for (int j = 0; j < n1; ++j) {
+          double w = 0.0;
+          const int ab = i * n1 + j;
+          for (int e = 0; e < n2; ++e) w += L[2][e] * __ldg(uf + ab * n2 + e);
+          v += L[1][j] * w;
+        }
+        sum += L[0][i] * v;
+      }
+      u[r] += sum;
+    }
+  }
+  a.acc[t] = u[0];
+  a.acc[n + t] = u[1];
+  a.acc[2 * n + t] = u[2];
+}
 #endif
 
 }  // namespace
@@ -591,7 +655,14 @@ TreeSumsDevice::TreeSumsDevice()
       far_pool_(exec::Space::Device, 0),
       acc_near_(exec::Space::Device, 0),
       acc_far_(exec::Space::Device, 0),
-      pairs_(exec::Space::Device, 2) {}
+      pairs_(exec::Space::Device, 3),
+      gacc_near_(exec::Space::Device, 0),
+      gacc_far_(exec::Space::Device, 0),
+      down_batch_(exec::Space::Device, 0),
+      down_start_(exec::Space::Device, 0),
+      down_chain_(exec::Space::Device, 0),
+      down_grids_(exec::Space::Device, 0),
+      down_sw_(exec::Space::Device, 0) {}
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 template <class T>
@@ -649,6 +720,7 @@ TreeSumsDevice::~TreeSumsDevice() {
 #if defined(BEATNIK_DEVICE_COMPILE)
   release(ranges_);
   release(index_);
+  release(gpts_);
   for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
   for (void* st : streams_) cudaStreamDestroy(static_cast<cudaStream_t>(st));
 #endif
@@ -692,10 +764,21 @@ void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, d
   pairs_.zero();
   prepare(ranges_);
   prepare(index_);
+  prepare(gpts_);
+  // The grids' velocities: room for the largest call so far (launch_grids grows them, keeping
+  // their contents, when a call needs more).
+  if (gpeak_ > gacc_far_.size()) {
+    exec::grow(gacc_near_, D, gpeak_);
+    exec::grow(gacc_far_, D, gpeak_);
+  }
+  gused_ = 0;
+  down_ = false;
   launches_ = 0;
+  grid_launch_.clear();
   recs_.clear();
   wrapped_ = false;
-  pack_s = near_kernel_s = far_kernel_s = finish_s = 0;
+  pack_s = near_kernel_s = far_kernel_s = finish_s = cc_kernel_s = down_kernel_s = 0;
+  cc_pairs = 0;
   upload_s = wall_seconds() - t;
 #else
   (void)targets, (void)n, (void)img, (void)eps, (void)targets_on_device;
@@ -708,27 +791,122 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
                             const std::vector<std::vector<BRSourceRange>>& near,
                             const std::vector<std::vector<BRSourceRange>>& far) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  const int nb = b1 - b0;
-  if (nb <= 0 || n_ <= 0) return;
+  if (b1 <= b0 || n_ <= 0) return;
+  queue(b0, b1 - b0, batch.data() + 2 * size_t(b0), near, far, tgt_.data(), n_, acc_near_.data(), acc_far_.data(),
+        false);
+#else
+  (void)b0, (void)b1, (void)batch, (void)near, (void)far;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
+
+long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<long>& bounds,
+                                  const std::vector<std::vector<BRSourceRange>>& near,
+                                  const std::vector<std::vector<BRSourceRange>>& far) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  const int ng = static_cast<int>(bounds.size() / 2);
+  if (ng <= 0 || m <= 0) return static_cast<long>(gused_);
+  const auto D = exec::Space::Device;
   const double t = wall_seconds();
-  // Launches go round the streams, so that one launch's kernels fill the GPU while the previous
-  // one's last batches finish. The streams are blocking ones: ordered after the synchronous
-  // uploads and memsets of begin() on the default stream.
+  const size_t need = gused_ + 3 * size_t(m);
+  if (need > gacc_far_.size()) {  // more than any call before: wait, then larger, contents kept
+    sync_streams();
+    const size_t cap = std::max(need + need / 2, size_t(1) << 16);
+    for (exec::Buffer<double>* b : {&gacc_near_, &gacc_far_}) {
+      exec::Buffer<double> nb(D, cap);
+      if (gused_ > 0) exec::copy(nb.data(), D, b->data(), D, gused_);
+      b->swap(nb);
+    }
+  }
+  const size_t op = reserve(gpts_, 3 * size_t(m));
+  std::copy_n(pts, 3 * size_t(m), gpts_.host + op);
+  // On the stream queue() takes next, before its kernels.
+  cudaMemcpyAsync(gpts_.dev.data() + op, gpts_.host + op, 3 * size_t(m) * sizeof(double), cudaMemcpyHostToDevice,
+                  static_cast<cudaStream_t>(next_stream()));
+  const long at = static_cast<long>(gused_);
+  gused_ = need;
+  gpeak_ = std::max(gpeak_, gused_);
+  pack_s += wall_seconds() - t;
+  queue(0, ng, bounds.data(), near, far, gpts_.dev.data() + op, m, gacc_near_.data() + at, gacc_far_.data() + at,
+        true);
+  return at;
+#else
+  (void)pts, (void)m, (void)bounds, (void)near, (void)far;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
+
+void TreeSumsDevice::queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain,
+                                std::vector<DownGrid> grids, std::vector<double> sw) {
+  // Kept on the host until finish() (an upload now, on the default stream, would wait for the
+  // sums in flight).
+  down_ = batch.size() >= 2 && !chain.empty() && n_ > 0;
+  h_batch_ = std::move(batch);
+  h_start_ = std::move(start);
+  h_chain_ = std::move(chain);
+  h_grids_ = std::move(grids);
+  h_sw_ = std::move(sw);
+}
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+// The stream the next launch takes. Launches go round the streams, so that one launch's kernels
+// fill the GPU while the previous one's last batches finish. The streams are blocking ones:
+// ordered after the synchronous uploads and memsets of begin() on the default stream.
+void* TreeSumsDevice::next_stream() {
   if (streams_.empty())
     for (int k = 0; k < kStreams; ++k) {
       cudaStream_t st;
       cudaStreamCreate(&st);
       streams_.push_back(st);
     }
-  cudaStream_t st = static_cast<cudaStream_t>(streams_[launches_ % kStreams]);
+  return streams_[launches_ % kStreams];
+}
+
+// The downward pass on the default stream (after the sums and the edge terms' addition).
+void TreeSumsDevice::run_down() {
+  const auto D = exec::Space::Device, H = exec::Space::Host;
+  const int nb = static_cast<int>(h_batch_.size() / 2);
+  exec::grow(down_batch_, D, h_batch_.size());
+  exec::grow(down_start_, D, h_start_.size());
+  exec::grow(down_chain_, D, h_chain_.size());
+  exec::grow(down_grids_, D, std::max<size_t>(h_grids_.size(), 1));
+  exec::grow(down_sw_, D, std::max<size_t>(h_sw_.size(), 1));
+  exec::copy(down_batch_.data(), D, h_batch_.data(), H, h_batch_.size());
+  exec::copy(down_start_.data(), D, h_start_.data(), H, h_start_.size());
+  exec::copy(down_chain_.data(), D, h_chain_.data(), H, h_chain_.size());
+  if (!h_grids_.empty()) exec::copy(down_grids_.data(), D, h_grids_.data(), H, h_grids_.size());
+  if (!h_sw_.empty()) exec::copy(down_sw_.data(), D, h_sw_.data(), H, h_sw_.size());
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  cudaEventRecord(e0, 0);
+  // The grids' velocities: the far part plus the near part (C's sources) once, then read once.
+  add_into(static_cast<long>(gused_), gacc_far_.data(), gacc_near_.data());
+  DownArgs a{tgt_.data(),         n_,                 nb,                down_batch_.data(), down_start_.data(),
+             down_chain_.data(),  down_grids_.data(), down_sw_.data(),   gacc_far_.data(),   acc_far_.data()};
+  tree_down_kernel<<<static_cast<unsigned>((n_ + 127) / 128), 128>>>(a);
+  exec::detail::check_launch("tree downward pass");
+  cudaEventRecord(e1, 0);
+  cudaEventSynchronize(e1);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, e0, e1);
+  down_kernel_s += 1e-3 * ms;
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+}
+
+// One launch: its index block and ranges into the staging, copied and summed on the next stream.
+void TreeSumsDevice::queue(int b0, int nb, const long* bounds, const std::vector<std::vector<BRSourceRange>>& near,
+                           const std::vector<std::vector<BRSourceRange>>& far, const double* tgt, long n,
+                           double* acc_near, double* acc_far, bool grids) {
+  const int b1 = b0 + nb;
+  const double t = wall_seconds();
+  cudaStream_t st = static_cast<cudaStream_t>(next_stream());
   // Index block: batch bounds (2·nb), the near CSR (nb + 1), the far CSR (nb + 1).
   const size_t ni = 4 * size_t(nb) + 2;
   const size_t oi = reserve(index_, ni);
   long* I = index_.host + oi;
-  for (int b = b0; b < b1; ++b) {
-    I[2 * (b - b0)] = batch[2 * size_t(b)];
-    I[2 * (b - b0) + 1] = batch[2 * size_t(b) + 1];
-  }
+  std::copy_n(bounds, 2 * size_t(nb), I);
   long* ns = I + 2 * nb;
   long* fs = ns + nb + 1;
   const long nrn = csr(b0, b1, near, ns), nrf = csr(b0, b1, far, fs);
@@ -749,22 +927,20 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
   const long* Id = index_.dev.data() + oi;
   const TreeSumRange* Rd = ranges_.dev.data() + orr;
   const int variant = variant_from_env();
+  unsigned long long* pairs = pairs_.data();
   cudaEventRecord(ev[0], st);
-  Args an{tgt_.data(), n_, nb, near_pool_.data(), Id, Id + 2 * nb, Rd, img_, eps_, acc_near_.data(), pairs_.data()};
+  Args an{tgt, n, nb, near_pool_.data(), Id, Id + 2 * nb, Rd, img_, eps_, acc_near, grids ? pairs + 2 : pairs};
   run_kernel(variant, an, st, "tree sums kernel (near)");
   cudaEventRecord(ev[1], st);
-  Args af{tgt_.data(), n_, nb, far_pool_.data(), Id, Id + 3 * nb + 1, Rd + nrn, img_, eps_, acc_far_.data(),
-          pairs_.data() + 1};
+  Args af{tgt, n, nb, far_pool_.data(), Id, Id + 3 * nb + 1, Rd + nrn, img_, eps_, acc_far, grids ? pairs + 2 : pairs + 1};
   run_kernel(variant, af, st, "tree sums kernel (far)");
   cudaEventRecord(ev[2], st);
-  recs_.push_back({oi, orr, nb, nrn});
+  if (!grids) recs_.push_back({oi, orr, nb, nrn});  // (the bench replays the batches only)
+  grid_launch_.push_back(grids);
   ++launches_;
   pack_s += wall_seconds() - t;
-#else
-  (void)b0, (void)b1, (void)batch, (void)near, (void)far;
-  exec::no_device_backend("tree solver sums");
-#endif
 }
+#endif
 
 void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
                             const std::function<const double*()>& far_extra) {
@@ -777,8 +953,12 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     float a = 0, b = 0;
     cudaEventElapsedTime(&a, ev[3 * l], ev[3 * l + 1]);
     cudaEventElapsedTime(&b, ev[3 * l + 1], ev[3 * l + 2]);
-    near_kernel_s += 1e-3 * a;
-    far_kernel_s += 1e-3 * b;
+    if (grid_launch_[l]) {
+      cc_kernel_s += 1e-3 * (a + b);
+    } else {
+      near_kernel_s += 1e-3 * a;
+      far_kernel_s += 1e-3 * b;
+    }
   }
   const double* extra = far_extra ? far_extra() : nullptr;
   const char* bench_env = std::getenv("BEATNIK_TREE_SUMS_BENCH");
@@ -789,14 +969,17 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     exec::copy(sums_far.data(), H, acc_far_.data(), D, 3 * n_);
   }
   if (extra && n_ > 0) add_into(3 * n_, acc_far_.data(), extra);  // the default stream: before the copy below
-  unsigned long long pairs[2] = {0, 0};
+  if (down_) run_down();  // the far field's last additions, as the host's down() after edges()
+  down_ = false;
+  unsigned long long pairs[3] = {0, 0, 0};
   if (n_ > 0 && acc_near && acc_far) {
     exec::copy(acc_near, H, acc_near_.data(), D, 3 * n_);
     exec::copy(acc_far, H, acc_far_.data(), D, 3 * n_);
   }
-  exec::copy(pairs, H, pairs_.data(), D, 2);
+  exec::copy(pairs, H, pairs_.data(), D, 3);
   near_pairs = static_cast<long>(pairs[0]);
   far_pairs = static_cast<long>(pairs[1]);
+  cc_pairs = static_cast<long>(pairs[2]);
   finish_s = wall_seconds() - t;
   ++calls_;
   if (bench_env && std::atoi(bench_env) == calls_) {

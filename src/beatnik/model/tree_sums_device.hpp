@@ -57,6 +57,26 @@ class TreeSumsDevice {
   // (separately) far[b], each in list order. Returns once the work is queued.
   void launch(int b0, int b1, const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& near,
               const std::vector<std::vector<BRSourceRange>>& far);
+  // The dual traversal's target grids (tree_br_dual.cpp, docs/tree.md "The dual traversal on
+  // the device"): m extra targets `pts` ([x|y|z], m each, host) in grids [bounds[2i],
+  // bounds[2i+1]) of them, grid i summing near[i] (clusters' sources, the near pool) and far[i]
+  // (proxies and lower-degree sets, the far pool), each in list order, by the same kernel as the
+  // batches. Queued like launch(); returns the offset of this block's grid velocities in the
+  // two grid-velocity arrays (the near and far parts, [ux|uy|uz] of stride m from there).
+  long launch_grids(const double* pts, long m, const std::vector<long>& bounds,
+                    const std::vector<std::vector<BRSourceRange>>& near,
+                    const std::vector<std::vector<BRSourceRange>>& far);
+  // The downward pass, run by finish() on the far field after the edge terms are added: target
+  // t of batch b (bounds `batch`, 2 per batch, ascending) adds, in chain order
+  // chain[start[b] .. start[b+1]), each grid's velocities (near + far part) interpolated at t.
+  struct DownGrid {
+    long u;           // offset of the grid's Ux in the grid-velocity arrays
+    int stride, m;    // the block's stride (Uy at u + stride, Uz at u + 2·stride); its points
+    int dg[3];        // side degrees
+    long sw;          // its Chebyshev nodes and weights in `sw`: s0, w0, s1, w1, s2, w2 (dg + 1 each)
+  };
+  void queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain, std::vector<DownGrid> grids,
+                  std::vector<double> sw);
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
   // every target of a launched batch overwritten); the pairs each field summed. far_extra, if
   // given, is called once the sums are done and returns a device array ([ux|uy|uz], n each,
@@ -78,6 +98,10 @@ class TreeSumsDevice {
   // kernels (CUDA events, summed over the launches: they overlap the host's work and each other),
   // the wait and download (finish).
   double pack_s = 0, upload_s = 0, near_kernel_s = 0, far_kernel_s = 0, finish_s = 0;
+  // The grids' sums (launch_grids, both pools) and the downward pass: device seconds; the
+  // grids' pairs (set by finish()).
+  double cc_kernel_s = 0, down_kernel_s = 0;
+  long cc_pairs = 0;
 
   struct Pool {  // one pool's arrays, for finding a range's array by its host address
     std::vector<long> base;        // pool offset of each array
@@ -109,9 +133,29 @@ class TreeSumsDevice {
   double eps_ = 0;
   Pool near_, far_;
   exec::Buffer<double> tgt_, near_pool_, far_pool_, acc_near_, acc_far_;
-  exec::Buffer<unsigned long long> pairs_;  // near, far
+  exec::Buffer<unsigned long long> pairs_;  // near, far, grids
   Staging<TreeSumRange> ranges_;
   Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
+  Staging<double> gpts_;  // the grids' points, launch by launch
+  exec::Buffer<double> gacc_near_, gacc_far_;  // the grids' velocities (this call's, until finish)
+  size_t gused_ = 0, gpeak_ = 0;
+  // The downward pass queued for finish(): its tables on the device.
+  bool down_ = false;
+  std::vector<long> h_batch_;
+  std::vector<int> h_start_, h_chain_;
+  std::vector<DownGrid> h_grids_;
+  std::vector<double> h_sw_;
+  exec::Buffer<long> down_batch_;
+  exec::Buffer<int> down_start_, down_chain_;
+  exec::Buffer<DownGrid> down_grids_;
+  exec::Buffer<double> down_sw_;
+  // One launch's copies and kernels (launch, launch_grids): bounds of nb batches (host, relative
+  // to the targets `tgt` of stride n), their near and far lists [b0, b0 + nb) of the vectors.
+  void queue(int b0, int nb, const long* bounds, const std::vector<std::vector<BRSourceRange>>& near,
+             const std::vector<std::vector<BRSourceRange>>& far, const double* tgt, long n, double* acc_near,
+             double* acc_far, bool grids);
+  void run_down();
+  void* next_stream();
   void sync_streams();
   // The call's launches again with every kernel variant (BEATNIK_TREE_SUMS_BENCH, finish()).
   void bench(const double* acc_near, const double* acc_far, long near_pairs, long far_pairs);
@@ -125,6 +169,7 @@ class TreeSumsDevice {
   int calls_ = 0;
   std::vector<void*> streams_;  // CUDA streams the launches take in turn
   std::vector<void*> events_;  // per launch: 3 CUDA events (start, near done, far done)
+  std::vector<char> grid_launch_;  // per launch: a launch_grids one
   int launches_ = 0;
 };
 
