@@ -3,8 +3,6 @@
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
@@ -16,16 +14,10 @@ namespace beatnik::model {
 namespace {
 
 constexpr long kChunk = 256;  // sources per partial sum: enough items to fill a GPU at every depth
-// Proxies per pass-2 item along the grid's last side: 13 holds a whole side up to degree 12 (TOL
-// 1e-9's), so one block per (a, b) at the tolerance table's degrees; the accumulators stay in
-// registers.
-constexpr int kRow = 13;
 #if defined(__CUDACC__)
 #define UPWARD_UNROLL _Pragma("unroll 8")
-#define ROW_UNROLL _Pragma("unroll")
 #else
 #define UPWARD_UNROLL _Pragma("GCC unroll 8")
-#define ROW_UNROLL _Pragma("GCC unroll 13")
 #endif
 
 // The data of v in space s: v itself on the host, else a copy in b.
@@ -39,17 +31,8 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
 
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
   int g0, g1, h0, h1;
-  long slots, citems, ritems, gitems, parts;
+  long slots, citems, gitems, parts;
 };
-
-// Blocks of at most kRow proxies along a grid's last side.
-BEATNIK_HOST_DEVICE inline int row_blocks(const TreeUpward::Grid& g) { return (g.dg[2] + kRow) / kRow; }
-
-// BEATNIK_TREE_UPWARD=proxy: pass 2 one proxy per item (the A/B of the row items).
-bool proxy_items() {
-  const char* v = std::getenv("BEATNIK_TREE_UPWARD");
-  return v != nullptr && std::string(v) == "proxy";
-}
 
 }  // namespace
 
@@ -90,17 +73,16 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   long max_slots = 0, max_parts = 0;
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
-    Level L{static_cast<int>(G.size()), 0, static_cast<int>(H.size()), 0, 0, 0, 0, 0, 0};
+    Level L{static_cast<int>(G.size()), 0, static_cast<int>(H.size()), 0, 0, 0, 0, 0};
     for (int c : list) {
       Grid g{cl[c].begin, L.slots, start[c], L.gitems, count[c], static_cast<int>(H.size()), 0, {0, 0, 0}};
       for (int d = 0; d < 3; ++d) g.dg[d] = deg[3 * size_t(c) + d];
       for (long k = cl[c].begin; k < cl[c].end; k += kChunk) {
         const long e = std::min(k + kChunk, cl[c].end);
         H.push_back({static_cast<int>(G.size()), L.slots + (k - cl[c].begin), L.slots + (e - cl[c].begin), k, L.parts,
-                     L.citems, L.ritems});
+                     L.citems});
         L.parts += 3L * g.m;
         L.citems += g.m;
-        L.ritems += long(g.dg[0] + 1) * (g.dg[1] + 1) * row_blocks(g);
       }
       g.chunk1 = static_cast<int>(H.size());
       L.slots += cl[c].count();
@@ -131,7 +113,6 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   }
   double* T = table_.data();
   double* part = part_.data();
-  const bool by_proxy = proxy_items();
   exec::fence(S);
   const double t1 = wall_seconds();
   upload_s = t1 - t;
@@ -147,63 +128,26 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       for (int d = 0; d < 3; ++d) tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, T + i * W + d * p1);
     });
     // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
-    if (by_proxy) {
-      exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
-        const int lo = exec::last_at_most(HH, h0, h1, i, &Chunk::item);
-        const Chunk& h = HH[lo];
-        const Grid& g = GG[h.grid];
-        const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
-        const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-        for (long r = h.slot0; r < h.slot1; ++r) {
-          const double* Lr = T + r * W;
-          const long k = h.k0 + (r - h.slot0);
-          const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
-          s0 += f * P[3 * n + k];
-          s1 += f * P[4 * n + k];
-          s2 += f * P[5 * n + k];
-        }
-        double* o = part + h.part;
-        o[idx] = s0;
-        o[g.m + idx] = s1;
-        o[2 * g.m + idx] = s2;
-      });
-    } else {
-      // The same sums, a row of up to kRow proxies (a, b, e0 ..) per item.
-      exec::parallel_for(S, L.ritems, [=] BEATNIK_HOST_DEVICE(long i) {
-        const int lo = exec::last_at_most(HH, h0, h1, i, &Chunk::row);
-        const Chunk& h = HH[lo];
-        const Grid& g = GG[h.grid];
-        const int n1 = g.dg[1] + 1, n2 = g.dg[2] + 1, nb = row_blocks(g);
-        const int t = static_cast<int>(i - h.row), ab = t / nb, e0 = (t % nb) * kRow;
-        const int a = ab / n1, b = ab % n1, ne = n2 - e0 < kRow ? n2 - e0 : kRow;
-        double s0[kRow], s1[kRow], s2[kRow];
-        ROW_UNROLL
-        for (int j = 0; j < kRow; ++j) s0[j] = s1[j] = s2[j] = 0.0;
-        for (long r = h.slot0; r < h.slot1; ++r) {
-          const double* Lr = T + r * W;
-          const long k = h.k0 + (r - h.slot0);
-          const double fab = Lr[a] * Lr[p1 + b], q0 = P[3 * n + k], q1 = P[4 * n + k], q2 = P[5 * n + k];
-          const double* Lc = Lr + 2 * p1 + e0;
-          ROW_UNROLL
-          for (int j = 0; j < kRow; ++j)
-            if (j < ne) {
-              const double f = fab * Lc[j];
-              s0[j] += f * q0;
-              s1[j] += f * q1;
-              s2[j] += f * q2;
-            }
-        }
-        double* o = part + h.part + (a * n1 + b) * n2 + e0;
-        ROW_UNROLL
-        for (int j = 0; j < kRow; ++j)
-          if (j < ne) {
-            o[j] = s0[j];
-            o[g.m + j] = s1[j];
-            o[2 * g.m + j] = s2[j];
-          }
-      });
-    }
+    exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
+      const int lo = exec::last_at_most(HH, h0, h1, i, &Chunk::item);
+      const Chunk& h = HH[lo];
+      const Grid& g = GG[h.grid];
+      const int idx = static_cast<int>(i - h.item), n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
+      const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+      for (long r = h.slot0; r < h.slot1; ++r) {
+        const double* Lr = T + r * W;
+        const long k = h.k0 + (r - h.slot0);
+        const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+        s0 += f * P[3 * n + k];
+        s1 += f * P[4 * n + k];
+        s2 += f * P[5 * n + k];
+      }
+      double* o = part + h.part;
+      o[idx] = s0;
+      o[g.m + idx] = s1;
+      o[2 * g.m + idx] = s2;
+    });
     // (3) Per proxy: its point, and its chunks summed in chunk order.
     exec::parallel_for(S, gitems, [=] BEATNIK_HOST_DEVICE(long i) {
       const int lo = exec::last_at_most(GG, g0, g1, i, &Grid::item);

@@ -10,10 +10,7 @@
 // clusters of one depth are disjoint, so per depth: (1) every source's Lagrange values on its
 // cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
 // kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
-// (one item per proxy), so the result does not depend on the thread count. Pass 2 takes a row of
-// proxies (a, b, e0 .. e0 + kRow - 1) per item: one source's loads then serve up to kRow proxies
-// (the pass was bound by its loads, six per multiply-add), with the same sums in the same order
-// as one proxy per item (BEATNIK_TREE_UPWARD=proxy, the A/B), so the same bits.
+// (one item per proxy), so the result does not depend on the thread count.
 #include <vector>
 
 #include "beatnik/exec/memory.hpp"
@@ -51,8 +48,7 @@ class TreeUpward {
     int grid;
     long slot0, slot1, k0;
     long part;  // offset of its 3·m partial sums (per level)
-    long item;  // its first item among the level's (chunk, proxy) items (pass 2, one proxy an item)
-    long row;   // its first item among the level's (chunk, row) items (pass 2, a row of proxies an item)
+    long item;  // its first item among the level's (chunk, proxy) items (pass 2)
   };
 
  private:
