@@ -119,7 +119,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   upload_s = t1 - t;
   for (const Level& L : levels) {
     const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1;
-    const long gitems = L.gitems;
+    const long gitems = L.gitems, slots = L.slots;
     // (1) Lagrange values of every source of the depth on its cluster's grid.
     exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
       const int lo = exec::last_at_most(GG, g0, g1, i, &Grid::slot);
@@ -129,11 +129,13 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       // Into a local array, then stored once: lagrange() writing the table itself stored, reloaded
       // and divided every value in global memory, each store a possible alias of the nodes it
       // reads next (the pass took 1.1 ms a depth at 1024², 7 % of the SMs' issue rate, ncu).
-      double L[tree::kTreeMaxDegree + 1];
+      // The table is by column (value j of side d of every slot together: T[(d·(p+1) + j)·slots
+      // + slot]), so a warp's stores are coalesced; by row each store touched 32 sectors.
+      double v[tree::kTreeMaxDegree + 1];
       for (int d = 0; d < 3; ++d) {
-        tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, L);
-        double* t = T + i * W + d * p1;
-        for (int j = 0; j <= g.dg[d]; ++j) t[j] = L[j];
+        tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, v);
+        double* t = T + size_t(d * p1) * slots + i;
+        for (int j = 0; j <= g.dg[d]; ++j) t[j * slots] = v[j];
       }
     });
     // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
@@ -145,9 +147,9 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       const int a = idx / (n1 * n2), b = (idx / n2) % n1, e = idx % n2;
       double s0 = 0.0, s1 = 0.0, s2 = 0.0;
       for (long r = h.slot0; r < h.slot1; ++r) {
-        const double* Lr = T + r * W;
+        const double* Lr = T + r;  // the slot's column entries, `slots` apart
         const long k = h.k0 + (r - h.slot0);
-        const double f = Lr[a] * Lr[p1 + b] * Lr[2 * p1 + e];
+        const double f = Lr[a * slots] * Lr[(p1 + b) * slots] * Lr[(2 * p1 + e) * slots];
         s0 += f * P[3 * n + k];
         s1 += f * P[4 * n + k];
         s2 += f * P[5 * n + k];

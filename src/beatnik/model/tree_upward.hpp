@@ -38,7 +38,7 @@ class TreeUpward {
 
   struct Grid {  // a cluster with proxies, as the passes read it
     long k0;     // its first source (tree order)
-    long slot;   // its first source's row in the level's Lagrange table
+    long slot;   // its first source's slot in the level's Lagrange table (a column: tree_upward.cpp)
     long out;    // offset of its proxies
     long item;   // its first proxy among the level's proxies (pass 3)
     int m, chunk0, chunk1;
