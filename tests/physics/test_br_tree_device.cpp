@@ -65,6 +65,18 @@ std::vector<double> device_velocity(test::BRSurfaceCase& s, const model::BRSetti
 }
 
 // max |a − ref| / max |ref| over every rank.
+// Two calls of a device tree solver on the same device fields: this rank's owned velocities of each.
+std::vector<std::vector<double>> two_calls(model::TreeBRSolver& solver, test::BRSurfaceCase& s, const mesh::Field& state,
+                                           const mesh::Field& omega, const mesh::Field& out) {
+  std::vector<std::vector<double>> calls;
+  for (int call = 0; call < 2; ++call) {
+    solver.velocity(state, omega, out);
+    exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
+    calls.push_back(s.owned_out());
+  }
+  return calls;
+}
+
 double max_rel(const std::vector<double>& a, const std::vector<double>& ref) {
   double m[2] = {0, 0};
   for (size_t k = 0; k < a.size(); ++k) {
@@ -158,12 +170,7 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
       const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
       model::TreeBRSolver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
       solver.min_run = 8;
-      std::vector<std::vector<double>> calls;
-      for (int call = 0; call < 2; ++call) {
-        solver.velocity(state, omega, out);
-        exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
-        calls.push_back(s.owned_out());
-      }
+      const std::vector<std::vector<double>> calls = two_calls(solver, s, state, omega, out);
       const model::TreeBRSolver::Totals t = solver.totals();
       b.tree_dual = false;
       const auto single = device_velocity<model::TreeBRSolver>(s, b);
@@ -235,12 +242,7 @@ TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
     model::TreeBRSolver solver(*s.mesh, exec::Space::Device, set, s.c.model.epsilon, nullptr, nullptr);
     solver.edge_pipe = pipe;
     solver.min_run = 8;
-    std::vector<std::vector<double>> calls;
-    for (int call = 0; call < 2; ++call) {
-      solver.velocity(state, omega, out);
-      exec::copy(s.out.comp(0), exec::Space::Host, out.comp(0), exec::Space::Device, out.bytes() / sizeof(double));
-      calls.push_back(s.owned_out());
-    }
+    const std::vector<std::vector<double>> calls = two_calls(solver, s, state, omega, out);
     EXPECT_EQ(calls[0], calls[1]) << "pipe " << pipe << ": the second call differs";
     if (t) *t = solver.totals();
     if (pieces) *pieces = solver.edge_device() ? solver.edge_device()->sum_pieces : 0;

@@ -36,13 +36,18 @@ void TreeBRSolver::dual_lists() {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
   dual_begin();
   if (batches() == 0) return;
+  const std::vector<Pending> roots = dual_roots();
+#pragma omp parallel
+#pragma omp single
+  dual_node(0, roots, 0);
+}
+
+std::vector<TreeBRSolver::Pending> TreeBRSolver::dual_roots() const {
   std::vector<Pending> roots;
   for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
     for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
       for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
-#pragma omp parallel
-#pragma omp single
-  dual_node(0, roots, 0);
+  return roots;
 }
 
 // The traversal's tables: lists sized, cc_ cleared, each cluster's batch and parent, the target
@@ -284,10 +289,7 @@ void TreeBRSolver::dual_device_begin(int run, std::vector<DualPart>& parts) {
   dev_sw_.clear();
   load_.cc_terms = 0;
   if (batches() == 0) return;
-  std::vector<Pending> roots;
-  for (int s = 0; s < static_cast<int>(sources_.size()); ++s)
-    for (int mx = rules_.lo[0]; mx <= rules_.hi[0]; ++mx)
-      for (int my = rules_.lo[1]; my <= rules_.hi[1]; ++my) roots.push_back({s, 0, mx, my, false});
+  const std::vector<Pending> roots = dual_roots();
 #pragma omp parallel
 #pragma omp single
   dual_top(0, roots, run, parts);

@@ -247,6 +247,7 @@ class TreeBRSolver : public BRSolver {
     std::vector<Pending> in;    // what its parent handed down
   };
   void dual_begin();
+  std::vector<Pending> dual_roots() const;  // every source tree's root at every image
   void dual_device_begin(int run, std::vector<DualPart>& parts);
   void dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts);
   void dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1);
