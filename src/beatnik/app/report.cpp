@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <string>
 
 #include "beatnik/app/bounds_report.hpp"
 #include "beatnik/app/cases.hpp"
@@ -107,6 +108,23 @@ long max_rss_bytes() {
   return static_cast<long>(u.ru_maxrss) * 1024;
 }
 
+// What the tree solver runs where with -x cuda (config.br.tree and the banner): the build and
+// the migration on the device unless their environment switches keep them on the host
+// (model::tree_device_build, model::tree_device_migration).
+struct TreePhases {
+  std::string device, host;
+};
+TreePhases tree_phases(const model::BRSettings& b) {
+  const bool build = model::tree_device_build(), migrate = build && model::tree_device_migration();
+  TreePhases t;
+  t.device = std::string(build ? "tree build, " : "") + (migrate ? "migration, " : "") +
+             "upward pass, lower-degree sets' strengths, near, far and edge sums, edge tables" +
+             (b.tree_dual ? ", cluster-cluster sums, downward pass" : "");
+  t.host = std::string(migrate ? "" : "migration, ") + (build ? "" : "tree build, ") +
+           "LET walk, interaction lists, lower-degree sets' layout";
+  return t;
+}
+
 json config_json(const Simulation& sim) {
   const RunConfig& c = sim.config();
   const Options& o = c.options;
@@ -166,10 +184,8 @@ json config_json(const Simulation& sim) {
                          {"let_path", comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr)},
                          {"traversal", b.tree_dual ? "dual" : "single"},
                          {"edge_terms", b.tree_edge},
-                         {"device_phases", c.space == exec::Space::Device ? "upward pass, near, far and edge sums, edge tables, cluster-cluster sums and downward pass (dual)" : "none"},
-                         {"host_phases", c.space == exec::Space::Device
-                                             ? "migration, build, LET, interaction lists"
-                                             : "all"}};
+                         {"device_phases", c.space == exec::Space::Device ? tree_phases(b).device : "none"},
+                         {"host_phases", c.space == exec::Space::Device ? tree_phases(b).host : "all"}};
   }
   j["tau"] = c.tau;
   j["dt"] = c.dt;
@@ -449,9 +465,10 @@ void print_banner(const Simulation& sim) {
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
                  comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr),
                  b.tree_dual ? "dual" : "single", b.tree_edge ? "on" : "off");
-      if (c.space == exec::Space::Device)
-        fmt::print("  BR on GPU   upward pass, near, far and edge sums, edge tables on the device; migration, tree build, LET and "
-                   "interaction lists on the host (the sums overlap the lists)\n");
+      if (c.space == exec::Space::Device) {
+        const TreePhases t = tree_phases(b);
+        fmt::print("  BR on GPU   {} on the device; {} on the host (the sums overlap the lists)\n", t.device, t.host);
+      }
     } else if (b.cutoff_solver)
       fmt::print("  BR          cutoff solver, c = {:g} ({} test), every image within c, {} weights; {} spatial "
                  "partition on {} x {}, migration {}\n",
