@@ -315,7 +315,7 @@ TEST(TreeDevice, EveryLetStrategyGivesTheSameBitsRunToRun) {
 }
 
 TEST(TreeDevice, DeviceMigrationGivesTheHostRoundTripsBits) {
-  // The migration there and back on the device (tree_migrate.hpp: keys, sort, records and the
+  // The migration there and back on the device (br_migrate.hpp: keys, sort, records and the
   // velocities' return in device memory; one rank: tree order straight into the field) against
   // BEATNIK_TREE_MIGRATE=host (downloaded, host MPI, uploaded): pure data movement, so the same
   // bits, and the same "migrate" accounting (calls, messages, bytes by locality); over the run's

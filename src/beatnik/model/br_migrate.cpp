@@ -1,22 +1,22 @@
-#include "beatnik/model/tree_migrate.hpp"
+#include "beatnik/model/br_migrate.hpp"
 
 #include "beatnik/exec/parallel_for.hpp"
 
 namespace beatnik::model {
 
-void tree_owner_keys(exec::Space s, const mesh::SpatialView& v, const double* p, long n, int* key) {
+void br_owner_keys(exec::Space s, const mesh::SpatialView& v, const double* p, long n, int* key) {
   const mesh::SpatialView w = v;
   exec::parallel_for(s, n, [=] BEATNIK_HOST_DEVICE(long k) { key[k] = w.owner(p[k], p[n + k]); });
 }
 
-void tree_pack_records(exec::Space s, const long* order, const double* p, long n, int width, double* send) {
+void br_pack_records(exec::Space s, const long* order, const double* p, long n, int width, double* send) {
   exec::parallel_for(s, n, [=] BEATNIK_HOST_DEVICE(long q) {
     const long k = order[q];
     for (int c = 0; c < width; ++c) send[q * width + c] = p[c * n + k];
   });
 }
 
-void tree_unpack_records(exec::Space s, const double* rec, long n, int width, double* cols) {
+void br_unpack_records(exec::Space s, const double* rec, long n, int width, double* cols) {
   exec::parallel_for(s, n, [=] BEATNIK_HOST_DEVICE(long k) {
     for (int c = 0; c < width; ++c) cols[c * n + k] = rec[k * width + c];
   });
@@ -32,17 +32,17 @@ void velocity_records(exec::Space s, const double* near, const double* far, cons
 }
 }  // namespace
 
-void tree_velocity_records(exec::Space s, const double* near, const double* far, const long* order, long n,
+void br_velocity_records(exec::Space s, const double* near, const double* far, const long* order, long n,
                            double* back) {
   velocity_records(s, near, far, order, n, back);
 }
 
-void tree_velocity_records(exec::Space s, const double* near, const double* far, const int* order, long n,
+void br_velocity_records(exec::Space s, const double* near, const double* far, const int* order, long n,
                            double* back) {
   velocity_records(s, near, far, order, n, back);
 }
 
-void tree_records_to_field(exec::Space s, const long* by, const double* in, long ns, int nj, const mesh::Field& out) {
+void br_records_to_field(exec::Space s, const long* by, const double* in, long ns, int nj, const mesh::Field& out) {
   const mesh::FieldView o = out.view();
   exec::parallel_for(s, ns, [=] BEATNIK_HOST_DEVICE(long q) {
     const long k = by[q];
@@ -51,7 +51,7 @@ void tree_records_to_field(exec::Space s, const long* by, const double* in, long
   });
 }
 
-void tree_order_to_field(exec::Space s, const double* near, const double* far, const int* order, long n, int nj,
+void br_order_to_field(exec::Space s, const double* near, const double* far, const int* order, long n, int nj,
                          const mesh::Field& out) {
   const mesh::FieldView o = out.view();
   exec::parallel_for(s, n, [=] BEATNIK_HOST_DEVICE(long q) {

@@ -1,6 +1,6 @@
 #pragma once
-// The tree solver's particle migration (model/tree_br_solver.cpp: to_spatial, build,
-// to_surface), written once for host and device (exec::parallel_for; this translation unit is
+// The BR solvers' particle migration (model/cutoff_br_solver.cpp and model/tree_br_solver.cpp:
+// to_spatial, the tree's build, to_surface), written once for host and device (exec::parallel_for; this translation unit is
 // compiled by nvcc in the CUDA build): the owners' keys, the records of 6 gathered by
 // destination, the received records into the columns the build reads, the velocities from tree
 // order into records of 3 by received particle, and the returned records into the field by the
@@ -13,22 +13,22 @@
 namespace beatnik::model {
 
 // key[k]: the spatial owner of particle k at (p[k], p[n + k]) ([x|y|...], n each).
-void tree_owner_keys(exec::Space s, const mesh::SpatialView& v, const double* p, long n, int* key);
+void br_owner_keys(exec::Space s, const mesh::SpatialView& v, const double* p, long n, int* key);
 // Records of `width` in sorted order: send[q·width + c] = p[c·n + order[q]].
-void tree_pack_records(exec::Space s, const long* order, const double* p, long n, int width, double* send);
+void br_pack_records(exec::Space s, const long* order, const double* p, long n, int width, double* send);
 // Columns from records: cols[c·n + k] = rec[k·width + c].
-void tree_unpack_records(exec::Space s, const double* rec, long n, int width, double* cols);
+void br_unpack_records(exec::Space s, const double* rec, long n, int width, double* cols);
 // The velocity of tree position q (near + far, [ux|uy|uz], n each) into the record of the
 // particle it holds: back[order[q]·3 + c] = near[c·n + q] + far[c·n + q].
-void tree_velocity_records(exec::Space s, const double* near, const double* far, const long* order, long n,
+void br_velocity_records(exec::Space s, const double* near, const double* far, const long* order, long n,
                            double* back);
-void tree_velocity_records(exec::Space s, const double* near, const double* far, const int* order, long n,
+void br_velocity_records(exec::Space s, const double* near, const double* far, const int* order, long n,
                            double* back);
 // The returned records into the field: node by[q] (row-major, nj a row) takes in[q·3 + c], q < ns.
-void tree_records_to_field(exec::Space s, const long* by, const double* in, long ns, int nj, const mesh::Field& out);
+void br_records_to_field(exec::Space s, const long* by, const double* in, long ns, int nj, const mesh::Field& out);
 // One rank, no migration: node order[q] takes near[c·n + q] + far[c·n + q] (tree order straight
 // into the field).
-void tree_order_to_field(exec::Space s, const double* near, const double* far, const int* order, long n, int nj,
+void br_order_to_field(exec::Space s, const double* near, const double* far, const int* order, long n, int nj,
                          const mesh::Field& out);
 
 }  // namespace beatnik::model

@@ -6,6 +6,7 @@
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/br_cutoff_block.hpp"
+#include "beatnik/model/br_migrate.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/state.hpp"
 
@@ -130,19 +131,14 @@ void CutoffBRSolver::to_spatial() {
   const double* p = pts_.data();
   broken_ = !spatial_.update(p, p + n, n);
   if (broken_) return;
-  const mesh::SpatialView v = spatial_.view();
   int* key = keys_.data();
-  exec::parallel_for(space_, n, [=] BEATNIK_HOST_DEVICE(long k) { key[k] = v.owner(p[k], p[n + k]); });
+  br_owner_keys(space_, spatial_.view(), p, n, key);
   by_dest_.sort(key, n, size_);
   const std::vector<long>& off = by_dest_.host_offsets();
   send_counts_.assign(size_, 0);
   for (int r = 0; r < size_; ++r) send_counts_[r] = off[r + 1] - off[r];
-  const long* order = by_dest_.order();
   double* send = send_.data();
-  exec::parallel_for(space_, n, [=] BEATNIK_HOST_DEVICE(long q) {
-    const long k = order[q];
-    for (int c = 0; c < kParticleWidth; ++c) send[q * kParticleWidth + c] = p[c * n + k];
-  });
+  br_pack_records(space_, by_dest_.order(), p, n, kParticleWidth, send);
   migrator_->exchange(send_counts_, send, kParticleWidth, recv_counts_, recv_, "migrate");
   nown_ = sum(recv_counts_);
 }
@@ -264,15 +260,8 @@ void CutoffBRSolver::to_surface(const mesh::Field& out) {
     for (int c = 0; c < kVelocityWidth; ++c) back[k * kVelocityWidth + c] = acc[c * nown + k];
   });
   migrator_->exchange_known(recv_counts_, back, kVelocityWidth, send_counts_, back_recv_.data(), "migrate");
-  const mesh::FieldView o = out.view();
-  const long* order = by_dest_.order();
-  const double* in = back_recv_.data();
-  const int nj = mesh_.layout().nj;
-  exec::parallel_for(space_, n_, [=] BEATNIK_HOST_DEVICE(long q) {
-    const long k = order[q];
-    const int i = static_cast<int>(k / nj), j = static_cast<int>(k % nj);
-    for (int c = 0; c < kVelocityWidth; ++c) o(c, i, j) = in[q * kVelocityWidth + c];
-  });
+  static_assert(kVelocityWidth == 3, "br_records_to_field takes records of 3");
+  br_records_to_field(space_, by_dest_.order(), back_recv_.data(), n_, mesh_.layout().nj, out);
 }
 
 }  // namespace beatnik::model

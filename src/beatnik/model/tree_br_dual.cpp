@@ -175,6 +175,20 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
   split(true);
 }
 
+// Cluster c's target grids, one per degree its cluster–cluster terms use, by falling degree
+// (start left 0: the caller places them).
+void TreeBRSolver::cluster_grids(int c, std::vector<TargetGrid>& out) const {
+  const search::Cluster& B = sources_[0].clusters[c];
+  for (int d = settings_.tree_degree; d >= 0; --d)
+    for (const Term& e : cc_[c])
+      if (e.target_degree == d) {
+        TargetGrid g{c, d, 0, {0, 0, 0}, 0};
+        g.m = tree::grid_degrees(B, d, grid_theta_[d], g.dg);
+        out.push_back(g);
+        break;
+      }
+}
+
 // The cluster–cluster terms: each target cluster's grids (one per target degree its terms use)
 // against the ranges of their terms (the far field's pair kernel, in list order), into grid_u_.
 void TreeBRSolver::cc_sums() {
@@ -185,15 +199,11 @@ void TreeBRSolver::cc_sums() {
   long total = 0;
   for (int c = 0; c < nc; ++c) {
     grid_first_[c] = static_cast<int>(grids_.size());
-    for (int d = settings_.tree_degree; d >= 0; --d)
-      for (const Term& e : cc_[c])
-        if (e.target_degree == d) {
-          TargetGrid g{c, d, 0, {0, 0, 0}, total};
-          g.m = tree::grid_degrees(cl[c], d, grid_theta_[d], g.dg);
-          grids_.push_back(g);
-          total += 3L * g.m;
-          break;
-        }
+    cluster_grids(c, grids_);
+    for (size_t k = grid_first_[c]; k < grids_.size(); ++k) {
+      grids_[k].start = total;
+      total += 3L * grids_[k].m;
+    }
   }
   grid_first_[nc] = static_cast<int>(grids_.size());
   grid_u_.assign(total, 0.0);
@@ -212,17 +222,7 @@ void TreeBRSolver::cc_sums() {
       ranges.clear();
       for (const Term& e : cc_[g.cluster]) {
         if (e.target_degree != g.degree) continue;
-        const tree::SourceTree& S = sources_[e.tree];
-        if (e.low >= 0) {
-          const LowSets& l = low_[e.tree];
-          ranges.push_back({&l.pts[l.start[e.low]], l.count[e.low], 0, l.count[e.low], e.mx, e.my, false});
-        } else if (e.low == kSources) {
-          const search::Cluster& C = S.clusters[e.cluster];
-          ranges.push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, false});
-        } else {
-          const int k = S.proxy_count[e.cluster];
-          ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], k, 0, k, e.mx, e.my, false});
-        }
+        ranges.push_back(term_range(e));
         ++terms;
       }
       double* u = &grid_u_[g.start];
@@ -269,10 +269,6 @@ void TreeBRSolver::down() {
   }
   load_.down_pairs = pairs;
 }
-
-}  // namespace beatnik::model
-
-namespace beatnik::model {
 
 // -x cuda (compute_device): the dual traversal in runs. The target tree's levels above subtrees
 // of at most `run` batches are examined here, serially (a few dozen clusters: their terms go to
@@ -356,23 +352,16 @@ void TreeBRSolver::dual_internal(int b, std::vector<int>& out) const {
 // (tree::target_points, chebyshev).
 void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   const auto& cl = sources_[0].clusters;
-  const int p = settings_.tree_degree;
-  struct G {
-    int cluster, degree, m, dg[3];
-    long off;
-  };
-  std::vector<G> grids;
+  std::vector<TargetGrid> grids;  // start: the grid's first point among the M
   long M = 0;
-  for (int c : clusters)
-    for (int d = p; d >= 0; --d)
-      for (const Term& e : cc_[c])
-        if (e.target_degree == d) {
-          G g{c, d, 0, {0, 0, 0}, M};
-          g.m = tree::grid_degrees(cl[c], d, grid_theta_[d], g.dg);
-          grids.push_back(g);
-          M += g.m;
-          break;
-        }
+  for (int c : clusters) {
+    const size_t k0 = grids.size();
+    cluster_grids(c, grids);
+    for (size_t k = k0; k < grids.size(); ++k) {
+      grids[k].start = M;
+      M += grids[k].m;
+    }
+  }
   const int ng = static_cast<int>(grids.size());
   if (ng == 0) return;
   std::vector<double> pts(3 * size_t(M));
@@ -381,23 +370,13 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   long terms = 0;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : terms)
   for (int i = 0; i < ng; ++i) {
-    const G& g = grids[i];
-    bounds[2 * i] = g.off;
-    bounds[2 * i + 1] = g.off + g.m;
-    tree::target_points(cl[g.cluster], g.dg, &pts[g.off], &pts[M + g.off], &pts[2 * M + g.off]);
+    const TargetGrid& g = grids[i];
+    bounds[2 * i] = g.start;
+    bounds[2 * i + 1] = g.start + g.m;
+    tree::target_points(cl[g.cluster], g.dg, &pts[g.start], &pts[M + g.start], &pts[2 * M + g.start]);
     for (const Term& e : cc_[g.cluster]) {
       if (e.target_degree != g.degree) continue;
-      const tree::SourceTree& S = sources_[e.tree];
-      if (e.low >= 0) {
-        const LowSets& l = low_[e.tree];
-        far[i].push_back({&l.pts[l.start[e.low]], l.count[e.low], 0, l.count[e.low], e.mx, e.my, false});
-      } else if (e.low == kSources) {
-        const search::Cluster& C = S.clusters[e.cluster];
-        near[i].push_back({S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, false});
-      } else {
-        const int k = S.proxy_count[e.cluster];
-        far[i].push_back({&S.proxies[S.proxy_start[e.cluster]], k, 0, k, e.mx, e.my, false});
-      }
+      (e.low == kSources ? near[i] : far[i]).push_back(term_range(e));
       ++terms;
     }
   }
@@ -407,7 +386,7 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   const size_t g0 = dev_grids_.size();
   std::vector<long> sw(ng + 1, static_cast<long>(dev_sw_.size()));
   for (int i = 0; i < ng; ++i) {
-    const G& g = grids[i];
+    const TargetGrid& g = grids[i];
     if (dev_gcount_[g.cluster]++ == 0) dev_gfirst_[g.cluster] = static_cast<int>(g0 + i);
     sw[i + 1] = sw[i] + 2L * (g.dg[0] + g.dg[1] + g.dg[2] + 3);
   }
@@ -416,8 +395,8 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   constexpr int K = kTreeMaxDegree + 1;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < ng; ++i) {
-    const G& g = grids[i];
-    dev_grids_[g0 + i] = {at + g.off, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i]};
+    const TargetGrid& g = grids[i];
+    dev_grids_[g0 + i] = {at + g.start, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i]};
     double* o = &dev_sw_[sw[i]];
     for (int k = 0; k < 3; ++k) {
       double s[K], w[K];

@@ -16,7 +16,7 @@
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
-#include "beatnik/model/tree_migrate.hpp"
+#include "beatnik/model/br_migrate.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 
@@ -237,17 +237,17 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff
 // solver: records of 6 grouped by destination). p: the packed particles in mig_space_, where
-// everything here runs (tree_migrate.hpp).
+// everything here runs (br_migrate.hpp).
 void TreeBRSolver::to_spatial(const double* p) {
   const long n = n_;
   broken_ = !spatial_.update(p, p + n, n);
   if (broken_) return;
-  tree_owner_keys(mig_space_, spatial_.view(), p, n, keys_.data());
+  br_owner_keys(mig_space_, spatial_.view(), p, n, keys_.data());
   by_dest_.sort(keys_.data(), n, size_);
   const std::vector<long>& off = by_dest_.host_offsets();
   send_counts_.assign(size_, 0);
   for (int r = 0; r < size_; ++r) send_counts_[r] = off[r + 1] - off[r];
-  tree_pack_records(mig_space_, by_dest_.order(), p, n, 6, send_.data());
+  br_pack_records(mig_space_, by_dest_.order(), p, n, 6, send_.data());
   migrator_->exchange(send_counts_, send_.data(), 6, recv_counts_, recv_, "migrate");
   nown_ = 0;
   for (long c : recv_counts_) nown_ += c;
@@ -308,10 +308,10 @@ void TreeBRSolver::build() {
       const double t0 = wall_seconds();
       exec::grow(dev_own_, space_, std::max<size_t>(6 * n, 1));
       if (mig_space_ == space_) {  // received on the device: transposed there
-        tree_unpack_records(space_, recv_.data(), n, 6, dev_own_.data());
+        br_unpack_records(space_, recv_.data(), n, 6, dev_own_.data());
       } else {  // BEATNIK_TREE_MIGRATE=host: transposed on the host, up
         own_.resize(6 * n);
-        tree_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
+        br_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
         exec::copy(dev_own_.data(), space_, own_.data(), exec::Space::Host, 6 * n);
         up_s = wall_seconds() - t0;
       }
@@ -338,7 +338,7 @@ void TreeBRSolver::build() {
     return;
   }
   own_.resize(6 * n);
-  tree_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
+  br_unpack_records(exec::Space::Host, recv_.data(), n, 6, own_.data());
   build_source_tree(tree_, own_.data(), n, settings_.tree_leaf, sources_[0]);
   load_.clusters = static_cast<long>(sources_[0].clusters.size());
 }
@@ -764,19 +764,26 @@ void TreeBRSolver::near() {
   load_.direct_pairs = sums_host(false, acc_near_.data());
 }
 
+// A far or cluster–cluster term's sources: a lower-degree proxy set (low_sets), C's own
+// particles (kSources, cluster–cluster terms only) or C's proxies.
+BRSourceRange TreeBRSolver::term_range(const Term& e) const {
+  const tree::SourceTree& S = sources_[e.tree];
+  if (e.low >= 0) {
+    const LowSets& l = low_[e.tree];
+    const int m = l.count[e.low];
+    return {&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false};
+  }
+  if (e.low == kSources) {
+    const search::Cluster& C = S.clusters[e.cluster];
+    return {S.pts.data(), S.n, C.begin, C.end, e.mx, e.my, false};
+  }
+  const int m = S.proxy_count[e.cluster];
+  return {&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false};
+}
+
 void TreeBRSolver::far_ranges(int b, std::vector<BRSourceRange>& ranges) const {
   ranges.clear();
-  for (const Term& e : far_[b]) {
-    const tree::SourceTree& S = sources_[e.tree];
-    if (e.low >= 0) {  // a lower-degree proxy set (low_sets)
-      const LowSets& l = low_[e.tree];
-      const int m = l.count[e.low];
-      ranges.push_back({&l.pts[l.start[e.low]], m, 0, m, e.mx, e.my, false});
-      continue;
-    }
-    const int m = S.proxy_count[e.cluster];
-    ranges.push_back({&S.proxies[S.proxy_start[e.cluster]], m, 0, m, e.mx, e.my, false});
-  }
+  for (const Term& e : far_[b]) ranges.push_back(term_range(e));
 }
 
 // Far field: every target of a batch against the proxies of its far clusters (the same kernel).
@@ -1136,11 +1143,11 @@ void TreeBRSolver::to_surface(const mesh::Field& out) {
     }
     acc_on_device_ = false;
     const int* order = build_dev_->order();  // tree position -> received particle (one rank: surface node)
-    if (local_) return tree_order_to_field(space_, near, far, order, n, nj, out);
+    if (local_) return br_order_to_field(space_, near, far, order, n, nj, out);
     exec::grow(back_send_, space_, std::max<size_t>(3 * n, 1));
-    tree_velocity_records(space_, near, far, order, n, back_send_.data());
+    br_velocity_records(space_, near, far, order, n, back_send_.data());
     migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
-    tree_records_to_field(space_, by_dest_.order(), back_recv_.data(), ns, nj, out);
+    br_records_to_field(space_, by_dest_.order(), back_recv_.data(), ns, nj, out);
     return;
   }
   const std::vector<long>& order = tree_.order();  // tree position -> received particle
@@ -1153,7 +1160,7 @@ void TreeBRSolver::to_surface(const mesh::Field& out) {
   }
   // On the host (-x host; -x cuda with BEATNIK_TREE_MIGRATE=host or BEATNIK_TREE_BUILD=host).
   exec::grow(back_send_, exec::Space::Host, std::max<size_t>(3 * n, 1));
-  tree_velocity_records(exec::Space::Host, acc_near_.data(), acc_far_.data(), order.data(), n, back_send_.data());
+  br_velocity_records(exec::Space::Host, acc_near_.data(), acc_far_.data(), order.data(), n, back_send_.data());
   migrator_->exchange_known(recv_counts_, back_send_.data(), 3, send_counts_, back_recv_.data(), "migrate");
   const long* by = by_dest_.order();
   if (device_) {  // surface order on the host (pts_ is free now), then into the device field
@@ -1164,7 +1171,7 @@ void TreeBRSolver::to_surface(const mesh::Field& out) {
     tree_velocity_to_field(mesh_, pts_.data(), out, dev_out_);
     return;
   }
-  tree_records_to_field(exec::Space::Host, by, back_recv_.data(), ns, nj, out);
+  br_records_to_field(exec::Space::Host, by, back_recv_.data(), ns, nj, out);
 }
 
 }  // namespace beatnik::model

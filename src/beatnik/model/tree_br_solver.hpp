@@ -31,7 +31,7 @@
 // velocities go from tree order into the field on the device). Otherwise the particles live on
 // the cutoff solver's spatial decomposition (--spatial-partition) and travel there and back by
 // the migration pattern (--migrate-strategy; with the device build in device memory over the
-// run's transport, model/tree_migrate.hpp, unless BEATNIK_TREE_MIGRATE=host); each rank builds a
+// run's transport, model/br_migrate.hpp, unless BEATNIK_TREE_MIGRATE=host); each rank builds a
 // tree over the particles it owns;
 // the parts of the other ranks' trees that its targets need (the locally essential tree,
 // model/tree_let.hpp) arrive by --let-strategy (comm/let/). Timer regions br.tree.to_spatial,
@@ -102,7 +102,7 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
 // run plans none).
 bool tree_device_build();
 // -x cuda with the device build: the migration there and back runs on the device (model/
-// tree_migrate.hpp: the cuts, keys, sort and records in device memory, the records over the run's
+// br_migrate.hpp: the cuts, keys, sort and records in device memory, the records over the run's
 // transport; the velocities from the sums' device arrays into the field) unless the environment
 // sets BEATNIK_TREE_MIGRATE=host (the particles downloaded, migrated with host MPI and uploaded
 // for the build, the velocities downloaded, returned on the host and uploaded; the A/B). The
@@ -195,6 +195,7 @@ class TreeBRSolver : public BRSolver {
   long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
   void far_ranges(int b, std::vector<BRSourceRange>& out) const;
+  BRSourceRange term_range(const Term& e) const;  // a far or cluster–cluster term's sources
   long sums_host(bool far, double* acc);  // far: also sets load_.low_terms
   void compute_device();
   void to_surface(const mesh::Field& out);
@@ -306,6 +307,7 @@ class TreeBRSolver : public BRSolver {
     int dg[3];
     long start;  // [Ux|Uy|Uz] at grid_u_[start]
   };
+  void cluster_grids(int c, std::vector<TargetGrid>& out) const;  // c's grids by falling degree
   std::vector<double> grid_theta_;            // per target degree d: valid at ρ < θ^{p/d}
   std::vector<TargetGrid> grids_;             // by cluster, then degree (descending)
   std::vector<int> grid_first_;               // own cluster c: grids_[grid_first_[c], grid_first_[c+1])

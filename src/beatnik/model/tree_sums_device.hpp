@@ -82,7 +82,7 @@ class TreeSumsDevice {
   // given, is called once the sums are done and returns a device array ([ux|uy|uz], n each,
   // complete when it returns) added into the far field before it comes back, or null (the edge
   // terms: tree_edge_device.hpp). acc_near and acc_far null: nothing comes back; the velocities
-  // stay in near_velocity() and far_velocity() (the device migration, tree_migrate.hpp).
+  // stay in near_velocity() and far_velocity() (the device migration, br_migrate.hpp).
   void finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
               const std::function<const double*()>& far_extra = {});
   // For the edge terms (tree_edge_device.hpp): the device pools (array i at base(far, i)) and
