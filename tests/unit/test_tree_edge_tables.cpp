@@ -172,7 +172,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   EXPECT_EQ(dev.direct_pairs, dp);
   // Every variant of the device kernel (launch bounds, unrolling, the branch-free rsqrt, the warp
   // kernel with and without its staged rows): the same bits and counts.
-  for (int v = 0; v < 12; ++v) {
+  for (int v = 0; v < model::TreeEdgeDevice::kKernelVariants; ++v) {
     std::vector<double> again(3 * n, 0.0);
     dev.kernel_variant = v;
     dev.sum(dpts.data(), n, first, start, terms, img, eps, again.data());
@@ -180,7 +180,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
     EXPECT_EQ(dev.proxy_pairs, pp) << "kernel variant " << v;
     EXPECT_EQ(dev.direct_pairs, dp) << "kernel variant " << v;
   }
-  dev.kernel_variant = 12;
+  dev.kernel_variant = model::TreeEdgeDevice::kKernelVariants;
   EXPECT_THROW(dev.sum(dpts.data(), n, first, start, terms, img, eps, got.data()), Error);
   // Batches of more than 64 targets (three leaves each: the warp kernel takes them 64 at a
   // time): every variant the bits of variant 0.
@@ -197,7 +197,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
     dev.sum(dpts.data(), n, f2, s2, terms, img, eps, base.data());
     const long pp0 = dev.proxy_pairs, dp0 = dev.direct_pairs;
     EXPECT_GT(pp0, pp) << "the merged batches should take more proxy pairs";
-    for (int v = 1; v < 12; ++v) {
+    for (int v = 1; v < model::TreeEdgeDevice::kKernelVariants; ++v) {
       std::vector<double> again(3 * n, 0.0);
       dev.kernel_variant = v;
       dev.sum(dpts.data(), n, f2, s2, terms, img, eps, again.data());

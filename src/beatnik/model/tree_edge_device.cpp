@@ -64,6 +64,26 @@ BEATNIK_HOST_DEVICE inline long cut(const double* key, long n, double r, double 
   return a;
 }
 
+// The first index of key[0, n) whose predicate fails (nearest image ≥ bound on a prefix), for
+// N (r, bound) at once, in lockstep: the same results as cut(), with the N chains of dependent
+// loads interleaved (a fixed number of steps: ⌈log₂ n⌉).
+template <int N>
+BEATNIK_HOST_DEVICE inline void cuts(const double* key, long n, const double (&r)[N], const int (&bound)[N], double L,
+                                     double h, long (&c)[N]) {
+  long base[N] = {};
+  long len = n;
+  while (len > 1) {
+    const long half = len / 2;
+    EDGE_UNROLL_ALL
+    for (int s = 0; s < N; ++s)
+      base[s] = tree::nearest_image(r[s] - key[base[s] + half], L, h) >= bound[s] ? base[s] + half : base[s];
+    len -= half;
+  }
+  EDGE_UNROLL_ALL
+  for (int s = 0; s < N; ++s)
+    c[s] = n == 0 ? 0 : base[s] + (tree::nearest_image(r[s] - key[base[s]], L, h) >= bound[s] ? 1 : 0);
+}
+
 BEATNIK_HOST_DEVICE inline long least(long a, long b) { return a < b ? a : b; }
 
 BEATNIK_HOST_DEVICE inline void add_count(unsigned long long* p, unsigned long long v) {
@@ -109,10 +129,15 @@ BEATNIK_HOST_DEVICE inline void edge_pair(double tx, double ty, double tz, doubl
 }
 
 // Sign · the velocity at (x, y, z) of the sorted sources [k0, k1) of s (n each), shifted by (ox, oy).
-template <bool kFast = false>
+// kUnroll > 1: the loop unrolled (several sources' loads issued before their pairs; the pairs
+// still added in order: the same bits).
+template <bool kFast = false, int kUnroll = 1>
 BEATNIK_HOST_DEVICE inline void direct(const double* s, long n, long k0, long k1, double ox, double oy, double x,
                                        double y, double z, double eps, double sign, double* v) {
   double wx = 0.0, wy = 0.0, wz = 0.0;
+#if defined(__CUDACC__)
+#pragma unroll(kUnroll)
+#endif
   for (long k = k0; k < k1; ++k)
     edge_pair<kFast>(x, y, z, s[k] + ox, s[n + k] + oy, s[2 * n + k], s[3 * n + k], s[4 * n + k], s[5 * n + k], eps,
                      wx, wy, wz);
@@ -413,8 +438,11 @@ struct SumArgs {  // what the sum kernel reads and writes
 // Target q: its batch's edge terms in list order (tree_edge.cpp's edge_sum, term by term). U:
 // the proxy loop unrolled U times, 0 as the compiler chooses (the pairs still added one by one
 // in order: the same bits); the device kernel's variants differ in U and their occupancy only.
-template <int U, bool kFast = false>
+// kLockstep: the two cuts searched together (cuts<2>) and the direct loops unrolled by 4, so
+// that independent loads overlap (the same cuts, the same additions: the same bits).
+template <int U, bool kFast = false, bool kLockstep = false>
 BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
+  constexpr int kDirectUnroll = kLockstep ? 4 : 1;
   const long n = a.n;
   const BRImages& img = a.img;
   const double eps = a.eps;
@@ -438,13 +466,22 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
       const double ox = e.mx * img.period[0], oy = e.my * img.period[1];
       const double* s = a.sorted + t.sorted;
       const double* key = s + d * t.n;
-      const long lo = cut(key, t.n, r, L, h, mm + K + 1), hi = cut(key, t.n, r, L, h, mm - K);
+      long lo, hi;
+      if constexpr (kLockstep) {
+        long c[2];
+        cuts<2>(key, t.n, {r, r}, {mm + K + 1, mm - K}, L, h, c);
+        lo = c[0];
+        hi = c[1];
+      } else {
+        lo = cut(key, t.n, r, L, h, mm + K + 1);
+        hi = cut(key, t.n, r, L, h, mm - K);
+      }
       if (hi <= lo) continue;
       const long B = t.block, rows = t.rows;
       const long jl = least((lo + B / 2) / B, rows), jh = least((hi + B / 2) / B, rows);
       double v[3] = {0.0, 0.0, 0.0};
       if (jh <= jl) {
-        direct<kFast>(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
+        direct<kFast, kDirectUnroll>(s, t.n, lo, hi, ox, oy, x, y, z, eps, 1.0, v);
         dp += hi - lo;
       } else {
         const double *Qh = a.prefix + t.prefix + 3 * m * jh, *Ql = a.prefix + t.prefix + 3 * m * jl;
@@ -462,10 +499,10 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
           for (int k = 0; k < m; ++k) pair(k);
         }
         pp += m;
-        if (jh * B <= hi) direct<kFast>(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
-        else direct<kFast>(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
-        if (jl * B <= lo) direct<kFast>(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
-        else direct<kFast>(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
+        if (jh * B <= hi) direct<kFast, kDirectUnroll>(s, t.n, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
+        else direct<kFast, kDirectUnroll>(s, t.n, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
+        if (jl * B <= lo) direct<kFast, kDirectUnroll>(s, t.n, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
+        else direct<kFast, kDirectUnroll>(s, t.n, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
         dp += (hi > jh * B ? hi - jh * B : jh * B - hi) + (lo > jl * B ? lo - jl * B : jl * B - lo);
       }
       for (int c = 0; c < 3; ++c) u[c] += v[c];
@@ -481,10 +518,10 @@ BEATNIK_HOST_DEVICE inline void sum_target(long q, const SumArgs a) {
 // kSumThreads per multiprocessor (parallel_for's kernel takes 102 registers: 16 warps of 64;
 // the kernel waits on its binary searches' loads and the pairs' FP64 chains, so more warps pay).
 constexpr int kSumThreads = 256;
-template <int U, int MinBlocks, bool kFast = false>
+template <int U, int MinBlocks, bool kFast = false, bool kLockstep = false>
 __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArgs a) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < a.nq) sum_target<U, kFast>(a.q0 + i, a);
+  if (i < a.nq) sum_target<U, kFast, kLockstep>(a.q0 + i, a);
 }
 
 // The warp kernel (variants 8, 9): a warp per batch, two targets per lane (targets g + lane and
@@ -517,24 +554,6 @@ struct WarpStage {
 static_assert(sizeof(WarpStage<16, 28>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
 static_assert(sizeof(WarpStage<8, 48>) * kWarpsPerBlock <= 48 * 1024, "static shared memory");
 
-// The first index of key[0, n) whose predicate fails (nearest image ≥ bound on a prefix), for
-// four (r, bound) at once, in lockstep: the same result as cut().
-__device__ inline void cuts4(const double* key, long n, const double (&r)[4], const int (&bound)[4], double L,
-                             double h, long (&c)[4]) {
-  long base[4] = {0, 0, 0, 0};
-  long len = n;
-  while (len > 1) {
-    const long half = len / 2;
-#pragma unroll
-    for (int s = 0; s < 4; ++s)
-      base[s] = tree::nearest_image(r[s] - key[base[s] + half], L, h) >= bound[s] ? base[s] + half : base[s];
-    len -= half;
-  }
-#pragma unroll
-  for (int s = 0; s < 4; ++s)
-    c[s] = n == 0 ? 0 : base[s] + (tree::nearest_image(r[s] - key[base[s]], L, h) >= bound[s] ? 1 : 0);
-}
-
 template <bool kStage, int MinBlocks, int kChunk = 16, int kRows = 28>
 __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumArgs a) {
   __shared__ WarpStage<kChunk, kRows> stage[kWarpsPerBlock];
@@ -564,7 +583,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
       const long tn = t.n;
       const double* s = a.sorted + t.sorted;
       long c[4];
-      cuts4(s + d * tn, tn, {d == 0 ? xa : ya, d == 0 ? xa : ya, d == 0 ? xb : yb, d == 0 ? xb : yb},
+      cuts<4>(s + d * tn, tn, {d == 0 ? xa : ya, d == 0 ? xa : ya, d == 0 ? xb : yb, d == 0 ? xb : yb},
             {mm + K + 1, mm - K, mm + K + 1, mm - K}, L, h, c);
       const long loa = c[0], hia = c[1], lob = c[2], hib = c[3];
       const bool ta = va && hia > loa, tb = vb && hib > lob;
@@ -725,22 +744,24 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 
 // The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
 // else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
-// ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt); 8 – 10: the warp
+// ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt; 12 and 13: 4 and 7 with
+// the cuts searched in lockstep and the direct loops unrolled); 8 – 10: the warp
 // kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
 // 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). On one H100 at 1024²
 // (ncu, isolated, 2026-11-27): 4 44.8 ms a call, 7 44.7, 8 49.0, 11 51.3; beside the sums 4
-// 47.8, 7 47.3, 8 53.6–67.8, 9 49.3, 10 55.7, 11 72.8. The default stays 4. Variant 4 (80 registers, 24 warps a multiprocessor, a few
+// 47.8, 7 47.3, 8 53.6–67.8, 9 49.3, 10 55.7, 11 72.8. On 2026-11-28 (ncu, isolated, 3 calls): 4
+// 51.0 ms a call, 12 50.0, 13 49.0 (128 registers): 13 is the default since. Variant 4 (80 registers, 24 warps a multiprocessor, a few
 // spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
 // variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
 // docs/tree.md "The edge stage's kernel and tables").
-constexpr int kDefaultSumVariant = 4, kSumVariants = 12;
+constexpr int kDefaultSumVariant = 13, kSumVariants = TreeEdgeDevice::kKernelVariants;
 int sum_variant(int asked) {
   static const int env = [] {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
     return e ? std::atoi(e) : kDefaultSumVariant;
   }();
   const int v = asked >= 0 ? asked : env;
-  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to 11 (BEATNIK_TREE_EDGE_KERNEL)");
+  if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to " + std::to_string(kSumVariants - 1) + " (BEATNIK_TREE_EDGE_KERNEL)");
   return v;
 }
 
@@ -748,7 +769,7 @@ int sum_variant(int asked) {
 // batch (variants 8, 9).
 void sum_pass(exec::Space S, const SumArgs& a, int variant) {
 #if defined(BEATNIK_DEVICE_COMPILE)
-  if (S == exec::Space::Device && variant >= 8 && a.nb > 0) {  // (8 – 11)
+  if (S == exec::Space::Device && variant >= 8 && variant <= 11 && a.nb > 0) {  // (8 – 11)
     const unsigned g = static_cast<unsigned>((a.nb + kWarpsPerBlock - 1) / kWarpsPerBlock);
     cudaStream_t st = exec::detail::stream();
     if (variant == 8) edge_warp_kernel<true, 3><<<g, kWarpThreads, 0, st>>>(a);
@@ -768,15 +789,17 @@ void sum_pass(exec::Space S, const SumArgs& a, int variant) {
       case 4: edge_sum_kernel<0, 3><<<g, kSumThreads, 0, st>>>(a); break;
       case 5: edge_sum_kernel<2, 3><<<g, kSumThreads, 0, st>>>(a); break;
       case 6: edge_sum_kernel<0, 4><<<g, kSumThreads, 0, st>>>(a); break;
+      case 12: edge_sum_kernel<0, 3, false, true><<<g, kSumThreads, 0, st>>>(a); break;
+      case 13: edge_sum_kernel<4, 2, true, true><<<g, kSumThreads, 0, st>>>(a); break;
       default: edge_sum_kernel<4, 2, true><<<g, kSumThreads, 0, st>>>(a); break;
     }
     exec::detail::check_launch("tree edge sums");
     return;
   }
-#else
-  (void)variant;
 #endif
-  exec::parallel_for(S, a.nq, [=] BEATNIK_HOST_DEVICE(long i) { sum_target<0>(a.q0 + i, a); });
+  // (elsewhere one loop; variants 12 and 13 its lockstep cuts, so the host tests cover them too)
+  if (variant >= 12) exec::parallel_for(S, a.nq, [=] BEATNIK_HOST_DEVICE(long i) { sum_target<0, false, true>(a.q0 + i, a); });
+  else exec::parallel_for(S, a.nq, [=] BEATNIK_HOST_DEVICE(long i) { sum_target<0>(a.q0 + i, a); });
 }
 
 }  // namespace

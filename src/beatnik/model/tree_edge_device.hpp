@@ -81,6 +81,7 @@ class TreeEdgeDevice {
   // The device kernel's variant (tree_edge_device.cpp's sum_pass; the same bits in each): −1
   // takes BEATNIK_TREE_EDGE_KERNEL or the default; the host runs one loop whatever it is.
   int kernel_variant = -1;
+  static constexpr int kKernelVariants = 14;  // 0 … 13
   // The device tables' passes (tree_edge_device.cpp's table_pass_variant): −1 takes
   // BEATNIK_TREE_EDGE_TABLES or the default 1 (the Lagrange values and block sums in one kernel,
   // no Lagrange buffer); 0 the Lagrange values' buffer (grouped by max_lagrange_items) then the
