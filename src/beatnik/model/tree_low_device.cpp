@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "beatnik/base/timers.hpp"
@@ -16,6 +18,16 @@
 
 namespace beatnik::model {
 namespace {
+
+// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
+// makes this file's host setup on one thread, as it was.
+bool parallel_setup() {
+  static const bool on = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
 
 constexpr int kW = tree::kTreeMaxDegree + 1;
 
@@ -71,6 +83,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   // cluster) order. The clusters of every tree in one range, cut into pieces: each piece
   // counts its clusters per position, the counts' prefix gives each piece its place in every
   // position, and the pieces write their sets in parallel (the same order as one loop).
+  const bool par = parallel_setup();
   const int nt = static_cast<int>(trees.size());
   std::vector<long> tfirst(nt + 1, 0);  // tree s's clusters: [tfirst[s], tfirst[s+1])
   for (int s = 0; s < nt; ++s)
@@ -89,7 +102,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     const std::vector<int>& f = trees[s].l->first;
     return f[c + 1] - f[c];
   };
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
   for (int q = 0; q < npieces; ++q) {
     const auto [g0, g1] = piece(q);
     long* n = &cnt[size_t(q) * kPos];
@@ -122,7 +135,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   // Grown by a quarter again: pinning is slow, and the count changes a little from call to call.
   if (host_.size() < sets * sizeof(Set)) host_.reserve((sets + sets / 4) * sizeof(Set));
   Set* host = reinterpret_cast<Set*>(host_.data());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
   for (int pc = 0; pc < npieces; ++pc) {
     const auto [g0, g1] = piece(pc);
     long* w = &at[size_t(pc) * kPos];
@@ -172,7 +185,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     Set* L = host + level[j];
     const int np = static_cast<int>(std::min<long>(std::max<long>(n / 64, 1), 4L * exec::host_threads()));
     std::vector<std::array<long, 3>> sum(np + 1, {0, 0, 0});  // items, rows, table per piece
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
     for (int q = 0; q < np; ++q) {
       long item = 0, row = 0, tab = 0;
       for (long i = n * q / np; i < n * (q + 1) / np; ++i) {
@@ -187,7 +200,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     }
     for (int q = 0; q < np; ++q)
       for (int e = 0; e < 3; ++e) sum[q + 1][e] += sum[q][e];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (par)
     for (int q = 0; q < np; ++q) {
       long item = sum[q][0], row = sum[q][1], tab = sum[q][2];
       for (long i = n * q / np; i < n * (q + 1) / np; ++i) {

@@ -3,6 +3,8 @@
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
@@ -28,6 +30,16 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   exec::grow(b, s, std::max<size_t>(n, 1));
   exec::copy(b.data(), s, v, exec::Space::Host, n);
   return b.data();
+}
+
+// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
+// makes this file's host setup on one thread, as it was.
+bool parallel_setup() {
+  static const bool on = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
 }
 
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
@@ -104,7 +116,8 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   // most of the pass's host time on one thread).
   const long ng = static_cast<long>(G.size());
   nodes.assign(size_t(ng) * NW, 0.0);
-#pragma omp parallel for schedule(static)
+  const bool par = parallel_setup();
+#pragma omp parallel for schedule(static) if (par)
   for (long i = 0; i < ng; ++i) {
     const search::Cluster& C = cl[grid_cluster[i]];
     double* o = &nodes[size_t(i) * NW];
