@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -94,4 +95,12 @@ TEST(TreeUpward, EqualsProductFormSums) {
   }
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(err, 1e-12 * scale) << "max error " << err << " of max " << scale;
+  // Queued without waiting (the solver walks the LET meanwhile), then finished: the same bits,
+  // the download made by finish().
+  std::vector<double> queued(total, 0.0);
+  up.run(sorted.data(), n, cl, start, count, deg, p, queued.data(), total, true, false, false);
+  if (kSpace != exec::Space::Host) EXPECT_TRUE(up.pending());
+  up.finish();
+  EXPECT_FALSE(up.pending());
+  EXPECT_EQ(std::memcmp(queued.data(), got.data(), sizeof(double) * size_t(total)), 0) << "queued run differs";
 }

@@ -132,6 +132,7 @@ size_t TreeBRSolver::buffer_bytes() const {
 void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, const mesh::Field& out) {
   load_ = TreeLoad{};
   load_.surface = n_;
+  low0_ = false;
   {
     Timers::Scope t(timers_, "br.tree.to_spatial");
     local_ = false;
@@ -180,6 +181,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   {
     Timers::Scope t(timers_, "br.tree.let");
     exchange_let();
+    upward_finish();  // (in exchange_let when the LET is gathered on the device)
   }
   {
     Timers::Scope t(timers_, "br.tree.low");
@@ -372,6 +374,30 @@ bool TreeBRSolver::let_on_device() const {
          !let_pack_on_host();
 }
 
+namespace {
+// BEATNIK_TREE_LET_OVERLAP=0: the upward pass waited for before the LET's walk (the order before
+// branch letovl; the A/B).
+bool let_overlap_off() {
+  static const bool off = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
+    return e && std::string(e) == "0";
+  }();
+  return off;
+}
+}  // namespace
+
+// The LET's owner walk and nodes, the target boxes' all-gather and the own tree's lower-degree
+// layout need only the tree and the proxies' layout, not their strengths: with the LET gathered
+// on the device they run on the host while the device's upward pass runs (exchange_let waits for
+// it before the gather of the proxies). Likewise the lower-degree sets' passes are not waited
+// for (low_device): the lists start beside them and the sums follow them on the stream.
+// One rank has no LET: there the layout alone runs beside the upward pass (not with a pulled LET,
+// whose window exposes the tree's arrays).
+bool TreeBRSolver::let_overlaps() const {
+  if (!upward_dev_ || let_overlap_off()) return false;
+  return let_on_device() || (device_ && computes(gate_) && size_ == 1 && !let_->pulls());
+}
+
 // Proxy sources of every cluster with more sources than proxies, straight from its sources.
 void TreeBRSolver::upward() {
   tree::SourceTree& t = sources_[0];
@@ -385,10 +411,10 @@ void TreeBRSolver::upward() {
     // (no upload).
     upward_dev_->run(build_dev_ ? build_dev_->sources() : t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg,
                      settings_.tree_degree, t.proxies.data(), static_cast<long>(t.proxies.size()),
-                     size_ > 1 && !let_on_device(), build_dev_ != nullptr);
+                     size_ > 1 && !let_on_device(), build_dev_ != nullptr, !let_overlaps());
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
-      timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
+      if (!upward_dev_->pending()) timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
     }
     return;
   }
@@ -397,6 +423,18 @@ void TreeBRSolver::upward() {
     if (t.proxy_start[c] >= 0)
       interpolate(cl[c], &deg[3 * c], t.pts.data(), t.n, cl[c].begin, cl[c].end, &t.proxies[t.proxy_start[c]],
                   t.proxy_count[c]);
+}
+
+// The end of an upward pass queued beside the LET's walk (nothing otherwise): its kernel time
+// (launch to end, the walk included), the download, and the time the host waited for it
+// (br.tree.upward.wait: what the walk did not cover).
+void TreeBRSolver::upward_finish() {
+  if (!upward_dev_ || !upward_dev_->pending()) return;
+  upward_dev_->finish();
+  if (!timers_) return;
+  timers_->add("br.tree.upward.copy", upward_dev_->download_s);
+  timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
+  timers_->add("br.tree.upward.wait", upward_dev_->wait_s);
 }
 
 // Lower-degree proxy sets of every cluster of tree s that has its sources or its degree-p
@@ -416,8 +454,12 @@ void TreeBRSolver::low_device() {
   const int p = settings_.tree_degree;
   const double theta = settings_.tree_theta;
   TreeSumsDevice::Arrays near, far;
+  upward_finish();  // (waited for in exchange_let already when it was queued)
+  const double t0 = wall_seconds();
+  for (int s = low0_ ? 1 : 0; s < nt; ++s) tree::low_layout(sources_[s], p, theta, low_[s]);
+  low0_ = false;
+  if (timers_) timers_->add("br.tree.low.layout", wall_seconds() - t0);
   for (int s = 0; s < nt; ++s) {
-    tree::low_layout(sources_[s], p, theta, low_[s]);
     near.emplace_back(sources_[s].pts.data(), static_cast<long>(sources_[s].pts.size()));
     far.emplace_back(sources_[s].proxies.data(), static_cast<long>(sources_[s].proxies.size()));
   }
@@ -440,10 +482,12 @@ void TreeBRSolver::low_device() {
   std::vector<TreeLowPass::Tree> trees;
   for (int s = 0; s < nt; ++s)
     trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
-  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true));
+  const bool wait = let_overlap_off();
+  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true), wait);
   if (timers_) {
     timers_->add("br.tree.low.copy", copy_s + low_dev_->upload_s);
-    timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
+    timers_->add("br.tree.low.setup", low_dev_->setup_s);
+    if (wait) timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
   }
 }
 
@@ -491,6 +535,14 @@ void TreeBRSolver::exchange_let() {
 #pragma omp parallel for schedule(dynamic, 1)
       for (int r = 0; r < size_; ++r) tree::write_let_nodes(sources_[0], blocks[r], send + at[r], copies[r]);
       for (int r = 1; r < size_; ++r) copies[0].insert(copies[0].end(), copies[r].begin(), copies[r].end());
+      if (upward_dev_ && upward_dev_->pending()) {
+        // Still beside the upward pass: the own tree's lower-degree layout (low_device skips it).
+        Timers::Scope l(timers_, "br.tree.let.low_layout");
+        if (low_.empty()) low_.resize(1);
+        tree::low_layout(sources_[0], settings_.tree_degree, settings_.tree_theta, low_[0]);
+        low0_ = true;
+      }
+      upward_finish();  // the proxies' strengths, which the gather reads
       on_device = let_on_device() && upward_dev_->device_sources();
       if (on_device) pack_let_device(send, at, copies[0]);
       else tree::copy_pieces(copies[0]);

@@ -170,8 +170,10 @@ class TreeBRSolver : public BRSolver {
   void to_spatial(const double* p);  // p: the packed particles in mig_space_
   void build();
   void upward();
+  void upward_finish();  // waits for an upward pass queued beside the LET's walk (let_overlaps)
   void exchange_let();
   bool let_on_device() const;
+  bool let_overlaps() const;
   void pack_let_device(const double* send, const std::vector<long>& at, std::vector<tree::LetCopy>& copies);
   void low_sets(int tree);
   void low_device();
@@ -332,6 +334,7 @@ class TreeBRSolver : public BRSolver {
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities
+  bool low0_ = false;    // this call: low_[0] laid out already (beside the upward pass, exchange_let)
 };
 
 }  // namespace beatnik::model

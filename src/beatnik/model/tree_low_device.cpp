@@ -4,7 +4,10 @@
 #include "beatnik/model/tree_low_device.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "beatnik/base/timers.hpp"
@@ -15,6 +18,16 @@
 
 namespace beatnik::model {
 namespace {
+
+// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
+// makes this file's host setup on one thread, as it was.
+bool parallel_setup() {
+  static const bool on = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
 
 constexpr int kW = tree::kTreeMaxDegree + 1;
 
@@ -62,84 +75,152 @@ BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n,
 
 TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
 
-void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
+void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far,
+                      bool wait) {
   const exec::Space S = space_;
   double t = wall_seconds();
-  // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
-  std::vector<std::vector<std::pair<int, int>>> by;
-  for (int s = 0; s < static_cast<int>(trees.size()); ++s) {
-    const tree::LowSets& l = *trees[s].l;
-    const int nc = static_cast<int>(l.first.size()) - 1;
-    for (int c = 0; c < nc; ++c) {
-      const int k = l.first[c + 1] - l.first[c];
-      if (k > static_cast<int>(by.size())) by.resize(k);
-      for (int j = 0; j < k; ++j) by[j].push_back({s, c});
+  // The sets by chain position j: every (tree, cluster) with more than j sets, in (tree,
+  // cluster) order. The clusters of every tree in one range, cut into pieces: each piece
+  // counts its clusters per position, the counts' prefix gives each piece its place in every
+  // position, and the pieces write their sets in parallel (the same order as one loop).
+  const bool par = parallel_setup();
+  const int nt = static_cast<int>(trees.size());
+  std::vector<long> tfirst(nt + 1, 0);  // tree s's clusters: [tfirst[s], tfirst[s+1])
+  for (int s = 0; s < nt; ++s)
+    tfirst[s + 1] = tfirst[s] + std::max<long>(static_cast<long>(trees[s].l->first.size()), 1) - 1;
+  const long ncl = tfirst[nt];
+  const int npieces = static_cast<int>(std::min<long>(std::max<long>(ncl / 64, 1), 4L * exec::host_threads()));
+  constexpr int kPos = tree::kTreeMaxDegree + 1;  // positions: at most p − 1 sets a cluster
+  std::vector<long> cnt(size_t(npieces) * kPos, 0);
+  auto piece = [&](int q) { return std::pair<long, long>(ncl * q / npieces, ncl * (q + 1) / npieces); };
+  auto tree_of = [&](long g) {  // the tree holding cluster index g
+    return static_cast<int>(std::upper_bound(tfirst.begin(), tfirst.end(), g) - tfirst.begin()) - 1;
+  };
+  auto sets_of = [&](long g, int& s, int& c) {
+    s = tree_of(g);
+    c = static_cast<int>(g - tfirst[s]);
+    const std::vector<int>& f = trees[s].l->first;
+    return f[c + 1] - f[c];
+  };
+#pragma omp parallel for schedule(static) if (par)
+  for (int q = 0; q < npieces; ++q) {
+    const auto [g0, g1] = piece(q);
+    long* n = &cnt[size_t(q) * kPos];
+    for (long g = g0; g < g1; ++g) {
+      int s, c;
+      const int k = sets_of(g, s, c);
+      for (int j = 0; j < k; ++j) ++n[j];
     }
   }
-  std::vector<long> level(by.size() + 1, 0);  // first set of each position
-  for (size_t j = 0; j < by.size(); ++j) level[j + 1] = level[j] + static_cast<long>(by[j].size());
+  int npos = 0;
+  for (int j = 0; j < kPos; ++j)
+    for (int q = 0; q < npieces; ++q)
+      if (cnt[size_t(q) * kPos + j] > 0) npos = std::max(npos, j + 1);
+  std::vector<long> level(npos + 1, 0);  // first set of each position
+  std::vector<long> at(size_t(npieces) * kPos, 0);  // each piece's first set in each position
+  for (int j = 0; j < npos; ++j) {
+    long a = level[j];
+    for (int q = 0; q < npieces; ++q) {
+      at[size_t(q) * kPos + j] = a;
+      a += cnt[size_t(q) * kPos + j];
+    }
+    level[j + 1] = a;
+  }
   sets = level.back();
   if (sets == 0) {
-    upload_s = kernel_s = 0;
+    setup_s = upload_s = kernel_s = 0;
     return;
   }
   static_assert(std::is_trivially_copyable_v<Set>, "the sets live in raw page-locked memory");
   // Grown by a quarter again: pinning is slow, and the count changes a little from call to call.
   if (host_.size() < sets * sizeof(Set)) host_.reserve((sets + sets / 4) * sizeof(Set));
   Set* host = reinterpret_cast<Set*>(host_.data());
-  std::vector<long> nrows(by.size());  // per position: basis rows
-  long table = 0;                      // the largest position's table, doubles
-  for (size_t j = 0; j < by.size(); ++j) {
-    const long n = static_cast<long>(by[j].size());
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; ++i) {
-      const auto [s, c] = by[j][i];
+#pragma omp parallel for schedule(static) if (par)
+  for (int pc = 0; pc < npieces; ++pc) {
+    const auto [g0, g1] = piece(pc);
+    long* w = &at[size_t(pc) * kPos];
+    for (long g = g0; g < g1; ++g) {
+      int s, c;
+      const int nk = sets_of(g, s, c);
       const Tree& T = trees[s];
       const tree::SourceTree& st = *T.t;
       const tree::LowSets& l = *T.l;
       const search::Cluster& C = st.clusters[c];
-      const int k = l.first[c] + static_cast<int>(j);
-      Set& q = host[level[j] + i];
-      int P[3] = {0, 0, 0};
-      const tree::LowFrom from = tree::low_from(st, l, c, k, p, theta, P);
-      for (int d = 0; d < 3; ++d) {
-        q.lo[d] = C.lo[d];
-        q.hi[d] = C.hi[d];
-        q.D[d] = static_cast<signed char>(l.degrees[3 * k + d]);
-        q.P[d] = static_cast<signed char>(P[d]);
-      }
-      q.out = T.low + l.start[k];
-      q.m = l.count[k];
-      q.in_near = 0;
-      switch (from) {
-        case tree::LowFrom::PreviousSet:
-          q.grid = 1, q.src = T.low + l.start[k - 1], q.stride = q.n = l.count[k - 1];
-          break;
-        case tree::LowFrom::Proxies:
-        case tree::LowFrom::ProxyPoints:
-          q.grid = from == tree::LowFrom::Proxies;
-          q.src = T.far + st.proxy_start[c], q.stride = q.n = st.proxy_count[c];
-          break;
-        case tree::LowFrom::Sources:
-          q.grid = 0, q.in_near = 1, q.src = T.near + C.begin, q.stride = st.n, q.n = static_cast<int>(C.count());
-          break;
-      }
-    }
-    long item = 0, row = 0, tab = 0;
-    for (long i = 0; i < n; ++i) {
-      Set& q = host[level[j] + i];
-      q.item = item;
-      item += q.m;
-      q.item_a = row;
-      q.tab = tab;
-      for (int d = 0; d < 3; ++d) {
-        row += rows(q, d);
-        tab += long(rows(q, d)) * (q.D[d] + 1);
+      for (int j = 0; j < nk; ++j) {
+        const int k = l.first[c] + j;
+        Set& q = host[w[j]++];
+        int P[3] = {0, 0, 0};
+        const tree::LowFrom from = tree::low_from(st, l, c, k, p, theta, P);
+        for (int d = 0; d < 3; ++d) {
+          q.lo[d] = C.lo[d];
+          q.hi[d] = C.hi[d];
+          q.D[d] = static_cast<signed char>(l.degrees[3 * k + d]);
+          q.P[d] = static_cast<signed char>(P[d]);
+        }
+        q.out = T.low + l.start[k];
+        q.m = l.count[k];
+        q.in_near = 0;
+        switch (from) {
+          case tree::LowFrom::PreviousSet:
+            q.grid = 1, q.src = T.low + l.start[k - 1], q.stride = q.n = l.count[k - 1];
+            break;
+          case tree::LowFrom::Proxies:
+          case tree::LowFrom::ProxyPoints:
+            q.grid = from == tree::LowFrom::Proxies;
+            q.src = T.far + st.proxy_start[c], q.stride = q.n = st.proxy_count[c];
+            break;
+          case tree::LowFrom::Sources:
+            q.grid = 0, q.in_near = 1, q.src = T.near + C.begin, q.stride = st.n, q.n = static_cast<int>(C.count());
+            break;
+        }
       }
     }
-    nrows[j] = row;
-    table = std::max(table, tab);
   }
+  // Per position: each set's first item, first basis row and table offset, running sums over
+  // the position's sets (per piece in parallel, then the pieces' totals added).
+  std::vector<long> nrows(npos);  // per position: basis rows
+  long table = 0;                 // the largest position's table, doubles
+  for (int j = 0; j < npos; ++j) {
+    const long n = level[j + 1] - level[j];
+    Set* L = host + level[j];
+    const int np = static_cast<int>(std::min<long>(std::max<long>(n / 64, 1), 4L * exec::host_threads()));
+    std::vector<std::array<long, 3>> sum(np + 1, {0, 0, 0});  // items, rows, table per piece
+#pragma omp parallel for schedule(static) if (par)
+    for (int q = 0; q < np; ++q) {
+      long item = 0, row = 0, tab = 0;
+      for (long i = n * q / np; i < n * (q + 1) / np; ++i) {
+        const Set& x = L[i];
+        item += x.m;
+        for (int d = 0; d < 3; ++d) {
+          row += rows(x, d);
+          tab += long(rows(x, d)) * (x.D[d] + 1);
+        }
+      }
+      sum[q + 1] = {item, row, tab};
+    }
+    for (int q = 0; q < np; ++q)
+      for (int e = 0; e < 3; ++e) sum[q + 1][e] += sum[q][e];
+#pragma omp parallel for schedule(static) if (par)
+    for (int q = 0; q < np; ++q) {
+      long item = sum[q][0], row = sum[q][1], tab = sum[q][2];
+      for (long i = n * q / np; i < n * (q + 1) / np; ++i) {
+        Set& x = L[i];
+        x.item = item;
+        item += x.m;
+        x.item_a = row;
+        x.tab = tab;
+        for (int d = 0; d < 3; ++d) {
+          row += rows(x, d);
+          tab += long(rows(x, d)) * (x.D[d] + 1);
+        }
+      }
+    }
+    nrows[j] = sum[np][1];
+    table = std::max(table, sum[np][2]);
+  }
+  const double ts = wall_seconds();
+  setup_s = ts - t;
+  t = ts;
   // The sets and, once, the cosines of the host's Chebyshev points.
   const Set* SS = host;
   if (S != exec::Space::Host) {
@@ -160,8 +241,8 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   upload_s = t1 - t;
   exec::grow(table_, S, std::max(table, 1L));
   double* tab = table_.data();
-  for (size_t j = 0; j < by.size(); ++j) {
-    const int n = static_cast<int>(by[j].size());
+  for (int j = 0; j < npos; ++j) {
+    const int n = static_cast<int>(level[j + 1] - level[j]);
     const Set* L = SS + level[j];
     // (a) The basis tables: per set and dimension d, row y holds L_0 … L_{D_d} of the set's
     // degree-D_d basis at the source grid's point y (grid) or at source y's coordinate d
@@ -222,6 +303,8 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       o[5 * m + idx] = v2;
     });
   }
+  kernel_s = 0;
+  if (!wait && S != exec::Space::Host) return;
   exec::fence(S);
   kernel_s = wall_seconds() - t1;
 }

@@ -35,9 +35,13 @@ class TreeLowPass {
   };
   // Pools in the pass's space: near holds every tree's sources, far its proxies (read) and its
   // sets (written: points and strengths). p, theta: the degree-p grids' parameters.
-  void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far);
-  // Seconds of the last run: descriptor upload, the passes (fenced).
-  double upload_s = 0, kernel_s = 0;
+  // With wait = false the passes are queued and run returns (kernel_s is then 0): the sums,
+  // queued after them on the same stream (or on a blocking stream), follow them anyway, and
+  // the host goes on to the lists meanwhile.
+  void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far, bool wait = true);
+  // Seconds of the last run: the descriptors made on the host, their upload, the passes (fenced;
+  // 0 when not waited for).
+  double setup_s = 0, upload_s = 0, kernel_s = 0;
   long sets = 0;  // sets made in the last run
 
   struct Set {  // one set as its pass reads it

@@ -3,6 +3,8 @@
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/last_at_most.hpp"
@@ -30,6 +32,16 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   return b.data();
 }
 
+// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
+// makes this file's host setup on one thread, as it was.
+bool parallel_setup() {
+  static const bool on = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
+
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
   int g0, g1, h0, h1;
   long slots, citems, gitems, parts;
@@ -49,12 +61,13 @@ TreeUpward::TreeUpward(exec::Space space)
 
 void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
                      const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-                     bool download, bool pts_on_device) {
+                     bool download, bool pts_on_device, bool wait) {
   const exec::Space S = space_;
+  finish();  // (a queued run is never left behind)
   dev_pts_ = dev_proxies_ = nullptr;
   const bool resident = pts_on_device && S != exec::Space::Host;
   if (resident) dev_pts_ = pts;  // the pools copy them from here even when no cluster has a grid
-  upload_s = kernel_s = download_s = 0;
+  upload_s = kernel_s = download_s = wait_s = 0;
   double t = wall_seconds();
   // Depths (a child comes after its parent in cluster order), then the grids of each depth.
   const int nc = static_cast<int>(cl.size());
@@ -71,6 +84,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   std::vector<Chunk> H;
   std::vector<Level> levels;
   std::vector<double> nodes;  // per grid: points, then weights, p + 1 per side
+  std::vector<int> grid_cluster;  // per grid: its cluster (the nodes are made after, in parallel)
   long max_slots = 0, max_parts = 0;
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
@@ -88,10 +102,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       g.chunk1 = static_cast<int>(H.size());
       L.slots += cl[c].count();
       L.gitems += g.m;
-      const size_t o = nodes.size();
-      nodes.resize(o + NW, 0.0);
-      for (int d = 0; d < 3; ++d)
-        tree::chebyshev(cl[c].lo[d], cl[c].hi[d], g.dg[d], &nodes[o + d * p1], &nodes[o + W + d * p1]);
+      grid_cluster.push_back(c);
       G.push_back(g);
     }
     L.g1 = static_cast<int>(G.size());
@@ -101,6 +112,17 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     levels.push_back(L);
   }
   if (G.empty()) return;
+  // Every grid's points and weights (3 (p + 1) cosines each: tens of thousands of grids made them
+  // most of the pass's host time on one thread).
+  const long ng = static_cast<long>(G.size());
+  nodes.assign(size_t(ng) * NW, 0.0);
+  const bool par = parallel_setup();
+#pragma omp parallel for schedule(static) if (par)
+  for (long i = 0; i < ng; ++i) {
+    const search::Cluster& C = cl[grid_cluster[i]];
+    double* o = &nodes[size_t(i) * NW];
+    for (int d = 0; d < 3; ++d) tree::chebyshev(C.lo[d], C.hi[d], G[i].dg[d], o + d * p1, o + W + d * p1);
+  }
   const double* P = resident ? pts : place(pts_, S, pts, 6 * size_t(n));
   const double* N = place(nodes_, S, nodes.data(), nodes.size());
   const Grid* GG = place(grids_, S, G.data(), G.size());
@@ -187,14 +209,27 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       o[5 * m + idx] = v2;
     });
   }
-  exec::fence(S);
-  const double t2 = wall_seconds();
-  kernel_s = t2 - t1;
   if (S != exec::Space::Host) {
     dev_pts_ = P;
     dev_proxies_ = out;
-    if (download) exec::copy(proxies, exec::Space::Host, out, S, total);
   }
+  pending_ = true;
+  launched_ = t1;
+  download_ = download && S != exec::Space::Host;
+  proxies_host_ = proxies;
+  total_ = total;
+  if (wait || S == exec::Space::Host) finish();
+}
+
+void TreeUpward::finish() {
+  if (!pending_) return;
+  pending_ = false;
+  const double t = wall_seconds();
+  exec::fence(space_);
+  const double t2 = wall_seconds();
+  wait_s = t2 - t;
+  kernel_s = t2 - launched_;
+  if (download_) exec::copy(proxies_host_, exec::Space::Host, dev_proxies_, space_, total_);
   download_s = wall_seconds() - t2;
 }
 

@@ -26,15 +26,23 @@ class TreeUpward {
   // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
   // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
   // doubles; on the device only, without `download`). p bounds every side's degree.
+  // With wait = false (device only) the passes are queued and run returns at once: the host may
+  // work meanwhile (the solver walks the LET, which needs only the layout); finish() waits for
+  // them and makes the download. Work queued later on the same stream follows them anyway.
   void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
            const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-           bool download = true, bool pts_on_device = false);
+           bool download = true, bool pts_on_device = false, bool wait = true);
+  // Waits for a run queued with wait = false (nothing otherwise); sets kernel_s (from the launch
+  // to the passes' end, host work between included), wait_s and download_s.
+  void finish();
+  bool pending() const { return pending_; }
   // After a device run: its copy of the sources and the proxies it computed (null when no
   // cluster had a grid: nothing was uploaded), which the far and near pools copy on the device.
   const double* device_sources() const { return dev_pts_; }
   const double* device_proxies() const { return dev_proxies_; }
-  // Seconds of the last run: uploads, the passes, the download.
-  double upload_s = 0, kernel_s = 0, download_s = 0;
+  // Seconds of the last run: uploads, the passes, the download; wait_s: of those passes, the
+  // time finish() waited (0 with wait = true).
+  double upload_s = 0, kernel_s = 0, download_s = 0, wait_s = 0;
 
   struct Grid {  // a cluster with proxies, as the passes read it
     long k0;     // its first source (tree order)
@@ -54,6 +62,10 @@ class TreeUpward {
  private:
   exec::Space space_;
   const double *dev_pts_ = nullptr, *dev_proxies_ = nullptr;
+  bool pending_ = false, download_ = false;  // a run queued without waiting; its download asked
+  double launched_ = 0;                      // when its passes were queued (wall_seconds)
+  double* proxies_host_ = nullptr;
+  long total_ = 0;
   exec::Buffer<double> pts_, nodes_, table_, part_, out_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;
