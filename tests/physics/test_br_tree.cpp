@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <memory>
 
 #include "beatnik/app/br_check_report.hpp"
@@ -727,4 +729,111 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
       b.let_strategy = s.c.model.br.let_strategy;
     }
   }
+}
+
+// The dual traversal's fast lists (dual_node: per target cluster its values computed once, the
+// distance once per pair, pairs that only go down passed on) equal the reference traversal's
+// (dual_reference: every pair re-decided from scratch at every level) term for term — every
+// batch's near, far and edge terms and every target cluster's cluster–cluster terms, in order —
+// and a whole call gives the same bits. On a wavy 64² cosine, periodic (K = 1 and 2) and free, at
+// TOL 1e-3, 1e-6 and 1e-9, leaf 16 (LET parts on more than one rank).
+TEST(TreeBR, DualFastListsEqualTheReference) {
+  struct Case {
+    const char* boundary;
+    int images;
+  };
+  long cc = 0, far = 0, edge = 0;
+  for (const Case c : {Case{"periodic", 1}, Case{"periodic", 2}, Case{"free", 1}})
+    for (double tol : {1e-3, 1e-6, 1e-9}) {
+      app::Options o = test::br_options("consistent", c.boundary, 64);
+      o.initial_condition = "cos";
+      o.magnitude = 0.1;
+      o.period = 3.0;
+      SurfaceCase s(o, MPI_COMM_WORLD);
+      const model::TreeParameters tp = model::tree_parameters(tol);
+      model::BRSettings b = s.c.model.br;
+      b.tree_theta = tp.theta;
+      b.tree_degree = tp.degree;
+      b.tree_leaf = 16;
+      b.tree_dual = true;
+      b.images = c.images;
+      const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " TOL " + std::to_string(tol);
+      std::vector<double> u[2];
+      std::vector<long> terms[2];
+      for (int ref : {0, 1}) {
+        model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+        tree.dual_reference = ref;
+        tree.velocity(s.state, s.omega, s.out);
+        u[ref] = s.owned_out();
+        terms[ref] = tree.dual_terms();
+        const auto l = tree.take_loads().at(0);
+        if (ref == 0) {
+          cc += l.cc_terms;
+          far += l.cluster_terms;
+          edge += l.edge_terms;
+          // The same solver's lists again by the other traversal.
+          tree.dual_reference = true;
+          tree.dual_lists_again();
+          EXPECT_EQ(tree.dual_terms(), terms[0]) << what << ": the reference again";
+          tree.dual_reference = false;
+          tree.dual_lists_again();
+          EXPECT_EQ(tree.dual_terms(), terms[0]) << what << ": the fast lists again";
+        }
+      }
+      EXPECT_GT(terms[0].size(), 0u) << what;
+      EXPECT_EQ(terms[0], terms[1]) << what;
+      EXPECT_EQ(u[0], u[1]) << what;
+    }
+  long n[3] = {cc, far, edge};
+  MPI_Allreduce(MPI_IN_PLACE, n, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(n[0], 0) << "no cluster-cluster term";
+  EXPECT_GT(n[1], 0) << "no far term";
+  EXPECT_GT(n[2], 0) << "no edge term";
+}
+
+// Not a test: the dual lists' time, fast and reference interleaved, on one call's trees
+// (BEATNIK_DUAL_BENCH="n tol reps", e.g. "256 1e-6 20"; run with --gtest_also_run_disabled_tests).
+TEST(TreeBR, DISABLED_DualListsTiming) {
+  int n = 256, reps = 10;
+  double tol = 1e-6;
+  if (const char* e = std::getenv("BEATNIK_DUAL_BENCH")) std::sscanf(e, "%d %lf %d", &n, &tol, &reps);
+  app::Options o = test::br_options("consistent", "periodic", n);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  SurfaceCase s(o, MPI_COMM_WORLD);
+  const model::TreeParameters tp = model::tree_parameters(tol);
+  model::BRSettings b = s.c.model.br;
+  b.tree_theta = tp.theta;
+  b.tree_degree = tp.degree;
+  b.tree_dual = true;
+  model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+  tree.velocity(s.state, s.omega, s.out);
+  const std::vector<long> want = tree.dual_terms();
+  // Wall time, and this process's CPU time (all its threads: less disturbed by other load).
+  auto cpu = [] {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+  };
+  double t[2] = {0, 0}, best[2] = {1e30, 1e30}, c[2] = {0, 0}, cbest[2] = {1e30, 1e30};
+  for (int r = 0; r < reps; ++r)
+    for (int ref : {1, 0}) {
+      tree.dual_reference = ref;
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime(), c0 = cpu();
+      tree.dual_lists_again();
+      const double dc = cpu() - c0;
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double dt = MPI_Wtime() - t0;
+      t[ref] += dt;
+      best[ref] = std::min(best[ref], dt);
+      c[ref] += dc;
+      cbest[ref] = std::min(cbest[ref], dc);
+      EXPECT_EQ(tree.dual_terms(), want);
+    }
+  std::printf("dual lists %d^2 TOL %g, rank %d of %d, ms wall mean (best) / cpu mean (best): reference %.2f (%.2f) / "
+              "%.2f (%.2f), fast %.2f (%.2f) / %.2f (%.2f)\n",
+              n, tol, s.ctx.rank(), world_size(), 1e3 * t[1] / reps, 1e3 * best[1], 1e3 * c[1] / reps, 1e3 * cbest[1],
+              1e3 * t[0] / reps, 1e3 * best[0], 1e3 * c[0] / reps, 1e3 * cbest[0]);
 }

@@ -7,7 +7,10 @@
 // leaves would take C for fewer pairs — C goes down to B's leaves; where the pair is not
 // separated or a window straddles it, the larger of B and C is split; at a leaf B the particle–cluster
 // walk (visit) takes over with the same rules as the single traversal (near, far, edge terms,
-// lower-degree sets).
+// lower-degree sets). dual_node / examine / leaf_visit are the fast form of those decisions (docs/
+// tree.md "The dual lists, faster"); dual_node_reference / examine_reference (dual_reference,
+// BEATNIK_TREE_DUAL_LISTS=reference) the straightforward one, kept as the lists' reference: the
+// same terms in the same order (test DualFastListsEqualTheReference).
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -17,6 +20,8 @@
 #include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 #include "beatnik/model/tree_dual.hpp"
+#include "beatnik/model/tree_interp.hpp"
+#include "beatnik/model/tree_low.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
 namespace beatnik::model {
@@ -39,7 +44,26 @@ void TreeBRSolver::dual_lists() {
   const std::vector<Pending> roots = dual_roots();
 #pragma omp parallel
 #pragma omp single
-  dual_node(0, roots, 0);
+  {
+    if (dual_reference) dual_node_reference(0, roots, 0);
+    else dual_node(0, roots, 0);
+  }
+}
+
+std::vector<long> TreeBRSolver::dual_terms() const {
+  std::vector<long> out;
+  auto add = [&](const std::vector<Term>& v) {
+    out.push_back(static_cast<long>(v.size()));
+    for (const Term& e : v)
+      out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis, e.target_degree});
+  };
+  for (int b = 0; b < batches(); ++b) {
+    add(near_[b]);
+    add(far_[b]);
+    add(edge_[b]);
+  }
+  for (const auto& v : cc_) add(v);
+  return out;
 }
 
 std::vector<TreeBRSolver::Pending> TreeBRSolver::dual_roots() const {
@@ -71,12 +95,280 @@ void TreeBRSolver::dual_begin() {
   grid_theta_.assign(p + 1, 0.0);
   for (int d = 1; d <= p; ++d) grid_theta_[d] = std::pow(settings_.tree_theta, double(p) / d);
   if (nb > 0) balls();
+  // may_take_cc's slack: 1e-9 of the largest coordinate a centre's difference can involve.
+  double scale = 1.0;
+  for (const tree::SourceTree& S : sources_)
+    for (const search::Cluster& k : S.clusters)
+      for (int a = 0; a < 3; ++a) scale = std::max({scale, std::abs(k.lo[a]), std::abs(k.hi[a])});
+  for (int a = 0; a < 2; ++a)
+    scale += std::max(std::abs(rules_.lo[a]), std::abs(rules_.hi[a])) * rules_.images.period[a];
+  slack_ = 1e-9 * 2.0 * scale;
+  // Each cluster's smallest radius in its subtree (itself included; 0 where not reached).
+  rmin_.resize(sources_.size());
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    const auto& cs = sources_[s].clusters;
+    rmin_[s].assign(cs.size(), 0.0);
+    if (cs.empty() || nb == 0) continue;
+    auto fill = [&](auto&& self, int c) -> double {
+      double r = balls_[s][c].r;
+      if (!cs[c].leaf())
+        for (int k : cs[c].child) r = std::min(r, self(self, k));
+      return rmin_[s][c] = r;
+    };
+    fill(fill, 0);
+  }
 }
 
+// What examine reads of target cluster b for every pair it is handed, computed once: its ball,
+// count, a leaf's radius, the target box's ball, and its grid's size per degree (on first use:
+// grid_degrees is a few logarithms per side). The reference recomputed them per pair.
+struct TreeBRSolver::DualTarget {
+  int b;
+  const search::Cluster* B;
+  tree::Ball ball;
+  long count;
+  double r_leaf;           // ≈ a leaf's radius below b (examine's cost model)
+  const tree::Ball* box;   // the target box holding b (null: above the boxes' depth)
+  int m[kTreeMaxDegree + 1];  // grid points at degree d (−1: not computed yet)
+  int top = -1;  // the highest degree d whose grid has fewer points than B targets (0: none; −1: not computed yet)
+};
+
+TreeBRSolver::DualTarget TreeBRSolver::dual_target(int b) const {
+  const search::Cluster& B = sources_[0].clusters[b];
+  DualTarget t;
+  t.b = b;
+  t.B = &B;
+  t.ball = balls_[0][b];
+  t.count = B.count();
+  t.r_leaf = t.ball.r * std::sqrt(std::min(1.0, 0.75 * settings_.tree_leaf / double(B.count())));
+  t.box = box_of_[b] >= 0 ? &box_balls_[box_of_[b]] : nullptr;
+  std::fill(std::begin(t.m), std::end(t.m), -1);
+  return t;
+}
+
+// Whether C's subtree at image (mx, my) may hold a cluster–cluster term of target t (false: none
+// can, so examine's exploration of C's children would be discarded: C goes down whole, as it
+// would after the exploration). A term at a C' of the subtree needs C' separated from B,
+// r_B + r_C' < θ·|Δcentre'|, and B's grid at degree d(ρ') to have fewer points than B targets,
+// so d(ρ') ≤ t.top, which examine's loop reaches (top < p) only if kTargetMargin·ρ' <
+// grid_theta_[top] (d(ρ) never falls as ρ grows). Every C' has its centre in C's box, so
+// |Δcentre'| ≤ |Δcentre| + r_C (here with slack_ for the rounding of the centres' differences:
+// absolute, 1e-9 of the coordinates, far above it), and r_C' ≥ rmin_ (the subtree's smallest
+// radius). Rounding is monotone, so the rounded r_B + r_C', θ·|Δcentre'| and ρ' are bounded by
+// the same expressions on those bounds: where either test fails on them, no C' takes a term.
+bool TreeBRSolver::may_take_cc(DualTarget& t, int tree, int cluster, const tree::Ball& cb, double dist) const {
+  const double far = (dist + cb.r + slack_) * (1.0 + 1e-12);  // ≥ every C' 's |Δcentre'|
+  const double r = t.ball.r + rmin_[tree][cluster];           // ≤ every C' 's r_B + r_C'
+  if (r >= rules_.theta * far) return false;                  // none separated from B
+  const int p = settings_.tree_degree;
+  if (t.top < 0) {
+    t.top = 0;
+    for (int d = p; d >= 1; --d)
+      if (t.count > grid_points(t, d)) {
+        t.top = d;
+        break;
+      }
+  }
+  if (t.top == 0) return false;
+  if (t.top >= p) return true;
+  return !(kTargetMargin * (r / far) >= grid_theta_[t.top]);
+}
+
+int TreeBRSolver::grid_points(DualTarget& t, int d) const {
+  if (t.m[d] < 0) {
+    int dg[3];
+    t.m[d] = tree::grid_degrees(*t.B, d, grid_theta_[d], dg);
+  }
+  return t.m[d];
+}
+
+namespace {
+
+// cheapest_low's choice at ratio rho (computed by the caller exactly as cheapest_low would).
+inline int low_at(const tree::LowSets& l, int c, double rho) {
+  int best = -1;
+  for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
+    if (rho < l.theta[k]) best = k;
+  return best;
+}
+
+}  // namespace
+
+// Target cluster b with the (cluster, image) pairs its parent handed down: a leaf walks them as
+// a batch (leaf_visit: visit's walk); an internal cluster settles what it can and hands the rest
+// to both children (OpenMP tasks: each writes only its own subtree's lists).
+void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
+  const search::Cluster& B = sources_[0].clusters[b];
+  if (B.leaf()) {
+    const int k = leaf_of_[b];
+    near_[k].clear();
+    far_[k].clear();
+    edge_[k].clear();
+    Lists out{near_[k], far_[k], edge_[k]};
+    const Target tg = target(b);
+    for (const Pending& c : in) leaf_visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
+    return;
+  }
+  DualTarget t = dual_target(b);
+  std::vector<Pending> down;
+  down.reserve(2 * in.size());
+  for (const Pending& c : in) examine(t, c, down);
+  for (int child : B.child) {
+#pragma omp task default(shared) firstprivate(child, depth) if (depth < 12)
+    dual_node(child, down, depth + 1);
+  }
+#pragma omp taskwait
+}
+
+// One (source cluster, image) for internal target cluster t.b (examine_reference's decisions, the
+// same doubles: the distance of the pair's centres computed once and the ratios from it as
+// tree::separated and cheapest_low form them). The LET's rule is kept: a remote C
+// separated from the target box T that holds B (tree_let.hpp; a B above the boxes' depth holds
+// several and has none) may not have been opened by its owner (it looks like a leaf here), so
+// it is never split — it goes down to B's leaves, which take it through its proxies as the
+// single traversal does; a C opened by its owner has its children here.
+void TreeBRSolver::examine(DualTarget& t, const Pending& c, std::vector<Pending>& down) {
+  const tree::SourceTree& S = sources_[c.tree];
+  const search::Cluster& C = S.clusters[c.cluster];
+  const tree::Ball& cb = balls_[c.tree][c.cluster];
+  const tree::Ball& bb = t.ball;
+  // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
+  // the direct pairs those of the single traversal).
+  const bool split_c = !C.leaf() && C.count() > t.count;
+  // The larger of the two: C's children here, or C to B's children. Where C's children settle
+  // nothing here (no cluster–cluster term below C), C goes down whole: a leaf of B may take it
+  // in one term where its children would cost two (or their sources).
+  const double r = bb.r + cb.r;
+  double dist = -1.0;  // |Δcentre|, once computed
+  auto distance = [&] {
+    if (dist < 0.0) dist = tree::distance(bb, cb, c.mx, c.my, rules_.images);
+    return dist;
+  };
+  auto split = [&](bool full) {
+    if (split_c && may_take_cc(t, c.tree, c.cluster, cb, distance())) {
+      std::vector<Term>& cc = cc_[t.b];
+      const size_t d0 = down.size(), t0 = cc.size();
+      for (int k : C.child) examine(t, {c.tree, k, c.mx, c.my, full}, down);
+      if (cc.size() > t0) return;
+      down.resize(d0);
+    }
+    down.push_back({c.tree, c.cluster, c.mx, c.my, full});
+  };
+  if (!c.full) {
+    int cut = 0;
+    const tree::Cover cv = tree::cover(*t.B, C, c.mx, c.my, rules_.images, &cut);
+    if (cv == tree::Cover::None) return;
+    if (cv == tree::Cover::Partial) {
+      // The window's edge. A C that B's leaves could take as an edge term (one dimension cut,
+      // all its sources here, separated at the edge terms' θ) stays whole: B is split, so that
+      // B's children that it covers fully take it as a cluster–cluster term and the leaves it
+      // cuts as an edge term; split into its children it would cost direct pairs at the edge.
+      const bool edge_term = rules_.edge && tree::edge_axis(cut) >= 0 && S.full[c.cluster] &&
+                             r < (rules_.theta / tree::kEdgeMargin) * distance();
+      if (edge_term) return down.push_back({c.tree, c.cluster, c.mx, c.my, false});
+      return split(false);
+    }
+  }
+  distance();
+  if (r < rules_.theta * dist) {  // separated from B
+    // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
+    // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
+    const double rho = r / dist;
+    int d = settings_.tree_degree;
+    while (d > 1 && kTargetMargin * rho < grid_theta_[d - 1]) --d;
+    const int m = grid_points(t, d);
+    if (t.count <= m) return down.push_back({c.tree, c.cluster, c.mx, c.my, true});  // B's leaves take it
+    // The cheapest set valid at B's ratio (as visit), else C's sources when they are all here
+    // (fewer than its proxies would be: cluster–particle), else C's children.
+    const tree::LowSets& l = low_[c.tree];
+    const int low = low_at(l, c.cluster, rho);
+    const int set = low >= 0 || S.proxies_of(c.cluster) ? low : (S.full[c.cluster] ? kSources : -3);
+    if (set != -3) {
+      // Only where it pays against B's leaves taking C: they see it at a smaller ratio (a leaf's
+      // radius ≈ r_B·√(¾·leaf / |B|) on a surface), where a cheaper set may serve (at TOL 1e-9
+      // the term on every B with more targets than grid points cost 18 % more pairs at 256²).
+      auto size = [&](int k) {
+        return double(k >= 0 ? l.count[k] : (k == kSources ? C.count() : S.proxy_count[c.cluster]));
+      };
+      const double margin = (t.r_leaf + cb.r) / r;
+      const int leaf_low = low_at(l, c.cluster, margin * r / dist);
+      const double leaves = double(t.count) * size(leaf_low >= 0 ? leaf_low : set);
+      if (double(m) * size(set) < leaves)
+        return cc_[t.b].push_back({c.tree, c.cluster, c.mx, c.my, false, set, -1, d});
+      return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
+    }
+    if (!C.leaf()) {
+      for (int k : C.child) examine(t, {c.tree, k, c.mx, c.my, true}, down);
+      return;
+    }
+    return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
+  }
+  if (S.remote && t.box && tree::separated(*t.box, cb, c.mx, c.my, rules_))  // separated from B's target box
+    return down.push_back({c.tree, c.cluster, c.mx, c.my, true});  // B's leaves take it
+  split(true);
+}
+
+// visit's walk for a leaf of the dual traversal (visit and decide, the same terms in the same
+// order): the distance of the batch's and the cluster's centres computed once per cluster, the
+// ratios from it as tree::separated and cheapest_low form them.
+void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int my, bool full, Lists& out) const {
+  const tree::SourceTree& S = sources_[s];
+  const search::Cluster& C = S.clusters[cluster];
+  const tree::Ball& c = balls_[s][cluster];
+  const double r = tg.b.r + c.r;
+  auto direct = [&](bool partial) {
+    if (!S.full[cluster]) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
+    out.near.push_back({s, cluster, mx, my, partial});
+  };
+  bool full_next = true;
+  if (!full) {
+    int cut = 0;
+    const tree::Cover cv = tree::cover(tree::span(tg.B, C, rules_.images), mx, my, rules_.images, &cut);
+    if (cv == tree::Cover::None) return;
+    if (cv == tree::Cover::Partial) {
+      // decide's edge term: separated at θ / kEdgeMargin from the batch (or, remote, from its
+      // target box), the cheapest set valid at kEdgeMargin·ρ.
+      const int axis = tree::edge_axis(cut);
+      if (rules_.edge && axis >= 0 && S.full[cluster]) {
+        const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
+        const double th = rules_.theta / tree::kEdgeMargin;
+        if (r < th * dist || (S.remote && tree::separated(tg.t, c, mx, my, rules_, true))) {
+          const int low = low_at(low_[s], cluster, tree::kEdgeMargin * r / dist);
+          if (low >= 0 || S.proxies_of(cluster)) {
+            out.edge.push_back({s, cluster, mx, my, false, low, axis});
+            return;
+          }
+        }
+      }
+      if (C.leaf()) return direct(true);
+      full_next = false;
+      for (int k : C.child) leaf_visit(tg, s, k, mx, my, full_next, out);
+      return;
+    }
+  }
+  // Every pair takes this image.
+  const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
+  if (r < rules_.theta * dist || (S.remote && tree::separated(tg.t, c, mx, my, rules_))) {
+    // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
+    const int low = low_at(low_[s], cluster, r / dist);
+    if (low >= 0 || S.proxies_of(cluster)) {
+      out.far.push_back({s, cluster, mx, my, false, low});
+      return;
+    }
+    if (S.full[cluster] && C.leaf()) return direct(false);
+    // No set fits: the children may (a smaller ρ), else their sources are summed directly.
+  } else if (C.leaf()) {
+    return direct(false);
+  }
+  for (int k : C.child) leaf_visit(tg, s, k, mx, my, true, out);
+}
+
+// The reference traversal (dual_reference; dual_node and examine before they were made fast,
+// unchanged): every pair re-decided from scratch at every level.
 // Target cluster b with the (cluster, image) pairs its parent handed down: a leaf walks them as
 // a batch (visit); an internal cluster settles what it can and hands the rest to both children
 // (OpenMP tasks: each writes only its own subtree's lists).
-void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
+void TreeBRSolver::dual_node_reference(int b, const std::vector<Pending>& in, int depth) {
   const search::Cluster& B = sources_[0].clusters[b];
   if (B.leaf()) {
     const int k = leaf_of_[b];
@@ -89,10 +381,10 @@ void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
     return;
   }
   std::vector<Pending> down;
-  for (const Pending& c : in) examine(b, c, down);
+  for (const Pending& c : in) examine_reference(b, c, down);
   for (int child : B.child) {
 #pragma omp task default(shared) firstprivate(child, depth) if (depth < 12)
-    dual_node(child, down, depth + 1);
+    dual_node_reference(child, down, depth + 1);
   }
 #pragma omp taskwait
 }
@@ -102,7 +394,7 @@ void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
 // several and has none) may not have been opened by its owner (it looks like a leaf here), so
 // it is never split — it goes down to B's leaves, which take it through its proxies as the
 // single traversal does; a C opened by its owner has its children here.
-void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) {
+void TreeBRSolver::examine_reference(int b, const Pending& c, std::vector<Pending>& down) {
   const search::Cluster& B = sources_[0].clusters[b];
   const tree::SourceTree& S = sources_[c.tree];
   const search::Cluster& C = S.clusters[c.cluster];
@@ -116,7 +408,7 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
   auto split = [&](bool full) {
     if (split_c) {
       const size_t d0 = down.size(), t0 = cc_[b].size();
-      for (int k : C.child) examine(b, {c.tree, k, c.mx, c.my, full}, down);
+      for (int k : C.child) examine_reference(b, {c.tree, k, c.mx, c.my, full}, down);
       if (cc_[b].size() > t0) return;
       down.resize(d0);
     }
@@ -166,7 +458,7 @@ void TreeBRSolver::examine(int b, const Pending& c, std::vector<Pending>& down) 
       return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
     }
     if (!C.leaf()) {
-      for (int k : C.child) examine(b, {c.tree, k, c.mx, c.my, true}, down);
+      for (int k : C.child) examine_reference(b, {c.tree, k, c.mx, c.my, true}, down);
       return;
     }
     return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
@@ -315,8 +607,9 @@ void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std:
     parts.push_back({b, b0, b1, in});
     return;
   }
+  DualTarget t = dual_target(b);
   std::vector<Pending> down;
-  for (const Pending& c : in) examine(b, c, down);
+  for (const Pending& c : in) examine(t, c, down);
   constexpr int nk = static_cast<int>(std::size(search::Cluster{}.child));
   std::vector<std::vector<DualPart>> sub(nk);
   for (int k = 0; k < nk; ++k) {

@@ -72,6 +72,11 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
+  if (const char* e = std::getenv("BEATNIK_TREE_DUAL_LISTS")) {
+    const std::string v = e;
+    if (v != "reference" && v != "fast") throw InputError("BEATNIK_TREE_DUAL_LISTS must be reference or fast");
+    dual_reference = v == "reference";
+  }
   rules_ = tree_rules(settings_, mesh.geometry());
   settings_.tree_edge = rules_.edge;
   n_ = mesh.layout().owned_count();

@@ -154,6 +154,15 @@ class TreeBRSolver : public BRSolver {
   int edge_pipe = -1;
   int min_run = 256;
   const TreeEdgeDevice* edge_device() const { return edge_dev_.get(); }  // null before a -x cuda call
+  // The dual traversal's lists by the straightforward traversal (every pair re-decided from
+  // scratch at every level: the lists' reference, kept for the tests and the A/B) instead of the
+  // fast one (dual_node: the same lists). Set from BEATNIK_TREE_DUAL_LISTS=reference.
+  bool dual_reference = false;
+  // Tests and measurements, host: the last call's dual lists built again (dual_reference picks
+  // the traversal) from its trees, and those lists flattened: per batch its near, far and edge
+  // terms, then per own cluster its cluster–cluster terms, each list's size then its terms' fields.
+  void dual_lists_again() { dual_lists(); }
+  std::vector<long> dual_terms() const;
 
  private:
   struct Term {  // one entry of a batch's interaction list
@@ -238,7 +247,16 @@ class TreeBRSolver : public BRSolver {
   };
   void dual_lists();
   void dual_node(int b, const std::vector<Pending>& in, int depth);
-  void examine(int b, const Pending& c, std::vector<Pending>& down);
+  struct DualTarget;  // what examine reads of a target cluster, computed once per cluster
+  DualTarget dual_target(int b) const;
+  void examine(DualTarget& t, const Pending& c, std::vector<Pending>& down);
+  bool may_take_cc(DualTarget& t, int tree, int cluster, const tree::Ball& c, double dist) const;
+  int grid_points(DualTarget& t, int d) const;  // t's grid at degree d: its points (cached)
+  double slack_ = 0.0;  // may_take_cc's rounding allowance (dual_begin)
+  std::vector<std::vector<double>> rmin_;  // per source tree, per cluster: the smallest radius in its subtree
+  void leaf_visit(const Target& tg, int tree, int cluster, int mx, int my, bool full, Lists& out) const;
+  void dual_node_reference(int b, const std::vector<Pending>& in, int depth);  // dual_reference
+  void examine_reference(int b, const Pending& c, std::vector<Pending>& down);
   void cc_sums();
   void down();
   // -x cuda (compute_device): the dual traversal's top levels serially down to subtrees of at
