@@ -45,6 +45,14 @@ bool tree_device_migration() {
   return !(e && std::string(e) == "host");
 }
 
+bool tree_overlap() {
+  static const bool on = [] {
+    const char* e = std::getenv("BEATNIK_TREE_OVERLAP");
+    return !(e && std::string(e) == "0");
+  }();
+  return on;
+}
+
 namespace {
 // Where a solver in `space` migrates (TreeBRSolver::mig_space_).
 exec::Space migration_space(exec::Space space) {
@@ -169,6 +177,10 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     return;
   }
   load_.particles = nown_;
+  // One rank on the device: nothing between the upward pass and the sums needs its results on
+  // the host (no LET), so neither it nor the sets are waited for (docs/tree.md "The call's
+  // phases overlapped"); several ranks keep the sequence (the LET reads the proxies).
+  overlap_ = device_ && size_ == 1 && computes(gate_) && tree_overlap();
   {
     Timers::Scope t(timers_, "br.tree.build");
     build();
@@ -281,9 +293,13 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
   t.proxy_start.assign(nc, -1);
   t.proxy_count.assign(nc, 0);
   long total = 0;
-  std::vector<int> deg(3 * size_t(nc));
+  std::vector<int> deg(3 * size_t(nc)), grid(nc);
+  // The degrees over every thread (a few logarithms per side: most of the layout's time), the
+  // offsets in cluster order. BEATNIK_TREE_OVERLAP=0: one thread, as before (the A/B).
+#pragma omp parallel for schedule(static) if (tree_overlap())
+  for (int c = 0; c < nc; ++c) grid[c] = grid_degrees(cl[c], p, theta, &deg[3 * size_t(c)]);
   for (int c = 0; c < nc; ++c) {
-    const int m = grid_degrees(cl[c], p, theta, &deg[3 * c]);
+    const int m = grid[c];
     if (theta > 0.0 && cl[c].count() > m) {
       t.proxy_start[c] = total;
       t.proxy_count[c] = m;
@@ -317,7 +333,10 @@ void TreeBRSolver::build() {
       }
       src = dev_own_.data();
     }
-    build_dev_->run(src, n, settings_.tree_leaf, tree_);
+    // The tree's order (tree position -> particle) on the host only where the host reads it: the
+    // velocities' return through the host (to_surface). The device path reads the device copy.
+    const bool host_order = mig_space_ != space_ || !tree_overlap();
+    build_dev_->run(src, n, settings_.tree_leaf, tree_, host_order);
     tree::SourceTree& t = sources_[0];
     t.n = n;
     t.remote = false;
@@ -383,12 +402,14 @@ void TreeBRSolver::upward() {
     // The proxies stay on the device (the far pool copies them there); only a LET packed on the
     // host needs them back. With the device build its sources are already there in tree order
     // (no upload).
+    // Overlapped (one rank): queued, not waited for; its kernel time is read after the sums
+    // (compute_device).
     upward_dev_->run(build_dev_ ? build_dev_->sources() : t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg,
                      settings_.tree_degree, t.proxies.data(), static_cast<long>(t.proxies.size()),
-                     size_ > 1 && !let_on_device(), build_dev_ != nullptr);
+                     size_ > 1 && !let_on_device(), build_dev_ != nullptr, !overlap_);
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
-      timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
+      if (!overlap_) timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
     }
     return;
   }
@@ -435,15 +456,17 @@ void TreeBRSolver::low_device() {
     device_->fill(false, s, from_trees ? nullptr : a.pts, a.space);
     device_->fill(true, s, from_trees ? nullptr : a.proxies, a.space);
   }
-  exec::fence(space_);
+  // (The fills are device to device on the work stream, behind the upward pass: overlapped,
+  // nothing waits for them; .copy is then the host's time to queue them.)
+  if (!overlap_) exec::fence(space_);
   const double copy_s = wall_seconds() - t;
   std::vector<TreeLowPass::Tree> trees;
   for (int s = 0; s < nt; ++s)
     trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
-  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true));
+  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true), !overlap_);
   if (timers_) {
     timers_->add("br.tree.low.copy", copy_s + low_dev_->upload_s);
-    timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
+    if (!overlap_) timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
   }
 }
 
@@ -1100,6 +1123,10 @@ void TreeBRSolver::compute_device() {
   if (dual) load_.cc_pairs = device_->cc_pairs;
   load_.edge_proxy_pairs = edge_dev_->proxy_pairs;
   load_.edge_direct_pairs = edge_dev_->direct_pairs;
+  if (overlap_ && timers_) {  // the passes queued without waiting (upward, low_device): their events
+    timers_->add("br.tree.upward.kernel", upward_dev_->kernel_seconds());
+    timers_->add("br.tree.low.kernel", low_dev_->kernel_seconds());
+  }
   if (timers_) {
     timers_->add("br.tree.compute.lists", list_s);
     timers_->add("br.tree.compute.pack", device_->pack_s);

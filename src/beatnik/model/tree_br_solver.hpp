@@ -108,6 +108,13 @@ bool tree_device_build();
 // for the build, the velocities downloaded, returned on the host and uploaded; the A/B). The
 // same bits either way. Read when a solver is constructed.
 bool tree_device_migration();
+// -x cuda on one rank: the call's phases overlapped (docs/tree.md "The call's phases overlapped"):
+// the upward pass and the lower-degree sets are queued without waiting for them, so the host
+// lays out the sets and builds the first runs' lists while the GPU runs them (the sums' streams
+// follow them); the build's order stays on the device; the host setup's loops run over every
+// thread. BEATNIK_TREE_OVERLAP=0 restores the sequence before (each phase waits for the device;
+// the A/B). The same bits either way.
+bool tree_overlap();
 
 // One velocity() call on this rank.
 struct TreeLoad {
@@ -329,6 +336,7 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
   exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles, as columns, for the device build
   bool local_ = false;  // this call: one rank, device build: no migration, the particles stay in dev_pts_
+  bool overlap_ = false;  // this call: the upward pass and the sets queued without waiting (tree_overlap())
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/device_clock.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -62,8 +63,11 @@ BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n,
 
 TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
 
-void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far) {
+void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far,
+                      bool wait) {
   const exec::Space S = space_;
+  if (S == exec::Space::Host) wait = true;
+  pending_ = false;
   double t = wall_seconds();
   // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
   std::vector<std::vector<std::pair<int, int>>> by;
@@ -144,7 +148,10 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   const Set* SS = host;
   if (S != exec::Space::Host) {
     exec::grow(sets_, S, sets);
-    exec::copy(sets_.data(), S, host, exec::Space::Host, sets);
+    // Not waiting: queued behind the work before it (host_ is page-locked and not written again
+    // before the next call, whose caller has waited for this one's passes by then).
+    if (wait) exec::copy(sets_.data(), S, host, exec::Space::Host, sets);
+    else exec::copy_async(sets_.data(), S, host, exec::Space::Host, sets);
     SS = sets_.data();
   }
   if (cos_.size() == 0) {
@@ -155,10 +162,16 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     exec::copy(cos_.data(), S, c.data(), exec::Space::Host, c.size());
   }
   const double* C = cos_.data();
-  exec::fence(S);
+  exec::grow(table_, S, std::max(table, 1L));  // (before the events: a larger table waits for the device)
+  if (wait) {
+    exec::fence(S);
+  } else {
+    if (!clock_) clock_ = exec::make_cuda_event_clock();
+    clock_->recycle();
+    ev0_ = clock_->record();
+  }
   const double t1 = wall_seconds();
   upload_s = t1 - t;
-  exec::grow(table_, S, std::max(table, 1L));
   double* tab = table_.data();
   for (size_t j = 0; j < by.size(); ++j) {
     const int n = static_cast<int>(by[j].size());
@@ -222,8 +235,22 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       o[5 * m + idx] = v2;
     });
   }
+  if (!wait) {
+    ev1_ = clock_->record();
+    pending_ = true;
+    kernel_s = 0;
+    return;
+  }
   exec::fence(S);
   kernel_s = wall_seconds() - t1;
+}
+
+double TreeLowPass::kernel_seconds() {
+  if (pending_) {
+    kernel_s = clock_->seconds_between(ev0_, ev1_);
+    pending_ = false;
+  }
+  return kernel_s;
 }
 
 }  // namespace beatnik::model

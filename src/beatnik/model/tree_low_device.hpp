@@ -14,8 +14,10 @@
 // The basis values come from tables made first in the same pass, a row per (set, dimension,
 // grid point or source) holding every L_j there: each value is computed once per set instead
 // of once per output proxy, with tree::lagrange's formula and order, so the sums are the same bits.
+#include <memory>
 #include <vector>
 
+#include "beatnik/base/timers.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/tree_let.hpp"
@@ -35,8 +37,14 @@ class TreeLowPass {
   };
   // Pools in the pass's space: near holds every tree's sources, far its proxies (read) and its
   // sets (written: points and strengths). p, theta: the degree-p grids' parameters.
-  void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far);
-  // Seconds of the last run: descriptor upload, the passes (fenced).
+  // wait = false (device): returns once the descriptors' upload (page-locked, asynchronous) and
+  // the passes are queued on the work stream, without waiting for them; kernel_seconds() then
+  // reads the passes' time from two CUDA events.
+  void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far, bool wait = true);
+  // The last run's passes, device seconds (as TreeUpward::kernel_seconds).
+  double kernel_seconds();
+  // Seconds of the last run: the descriptors (host) and their upload (fenced when waiting), the
+  // passes (wall time, fenced; 0 when the run did not wait: kernel_seconds()).
   double upload_s = 0, kernel_s = 0;
   long sets = 0;  // sets made in the last run
 
@@ -63,6 +71,9 @@ class TreeLowPass {
   exec::Buffer<Set> sets_;
   exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
   exec::Buffer<double> table_;  // one position's basis tables (grown, never shrunk)
+  std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
+  int ev0_ = 0, ev1_ = 0;
+  bool pending_ = false;
 };
 
 }  // namespace beatnik::model

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/device_clock.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -49,8 +50,10 @@ TreeUpward::TreeUpward(exec::Space space)
 
 void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
                      const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-                     bool download, bool pts_on_device) {
+                     bool download, bool pts_on_device, bool wait) {
   const exec::Space S = space_;
+  if (S == exec::Space::Host || download) wait = true;
+  pending_ = false;
   dev_pts_ = dev_proxies_ = nullptr;
   const bool resident = pts_on_device && S != exec::Space::Host;
   if (resident) dev_pts_ = pts;  // the pools copy them from here even when no cluster has a grid
@@ -70,7 +73,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   std::vector<Grid> G;
   std::vector<Chunk> H;
   std::vector<Level> levels;
-  std::vector<double> nodes;  // per grid: points, then weights, p + 1 per side
+  std::vector<int> gc;  // per grid: its cluster
   long max_slots = 0, max_parts = 0;
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
@@ -88,11 +91,8 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       g.chunk1 = static_cast<int>(H.size());
       L.slots += cl[c].count();
       L.gitems += g.m;
-      const size_t o = nodes.size();
-      nodes.resize(o + NW, 0.0);
-      for (int d = 0; d < 3; ++d)
-        tree::chebyshev(cl[c].lo[d], cl[c].hi[d], g.dg[d], &nodes[o + d * p1], &nodes[o + W + d * p1]);
       G.push_back(g);
+      gc.push_back(c);
     }
     L.g1 = static_cast<int>(G.size());
     L.h1 = static_cast<int>(H.size());
@@ -101,6 +101,17 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     levels.push_back(L);
   }
   if (G.empty()) return;
+  // Per grid: its points, then its weights, p + 1 per side (zero beyond its degree). Over every
+  // thread unless waiting (the sequence before, for the A/B): a few hundred thousand cosines
+  // were most of the setup's host time.
+  const long ng = static_cast<long>(G.size());
+  std::vector<double> nodes(size_t(ng) * NW, 0.0);
+#pragma omp parallel for schedule(static) if (!wait)
+  for (long i = 0; i < ng; ++i) {
+    const int c = gc[i];
+    double* o = &nodes[size_t(i) * NW];
+    for (int d = 0; d < 3; ++d) tree::chebyshev(cl[c].lo[d], cl[c].hi[d], G[i].dg[d], o + d * p1, o + W + d * p1);
+  }
   const double* P = resident ? pts : place(pts_, S, pts, 6 * size_t(n));
   const double* N = place(nodes_, S, nodes.data(), nodes.size());
   const Grid* GG = place(grids_, S, G.data(), G.size());
@@ -114,7 +125,13 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   }
   double* T = table_.data();
   double* part = part_.data();
-  exec::fence(S);
+  if (!wait) {  // uploaded synchronously before any pass is queued; no fence needed
+    if (!clock_) clock_ = exec::make_cuda_event_clock();
+    clock_->recycle();
+    ev0_ = clock_->record();
+  } else {
+    exec::fence(S);
+  }
   const double t1 = wall_seconds();
   upload_s = t1 - t;
   for (const Level& L : levels) {
@@ -187,6 +204,13 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       o[5 * m + idx] = v2;
     });
   }
+  if (!wait) {  // the passes' events; kernel_seconds() reads them
+    ev1_ = clock_->record();
+    pending_ = true;
+    dev_pts_ = P;
+    dev_proxies_ = out;
+    return;
+  }
   exec::fence(S);
   const double t2 = wall_seconds();
   kernel_s = t2 - t1;
@@ -196,6 +220,14 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
     if (download) exec::copy(proxies, exec::Space::Host, out, S, total);
   }
   download_s = wall_seconds() - t2;
+}
+
+double TreeUpward::kernel_seconds() {
+  if (pending_) {
+    kernel_s = clock_->seconds_between(ev0_, ev1_);
+    pending_ = false;
+  }
+  return kernel_s;
 }
 
 }  // namespace beatnik::model

@@ -11,8 +11,10 @@
 // cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
 // kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
 // (one item per proxy), so the result does not depend on the thread count.
+#include <memory>
 #include <vector>
 
+#include "beatnik/base/timers.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
@@ -26,14 +28,22 @@ class TreeUpward {
   // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
   // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
   // doubles; on the device only, without `download`). p bounds every side's degree.
+  // wait = false (device, without `download`): returns once the passes are queued on the work
+  // stream, without waiting for them (the caller's later work on that stream, and on blocking
+  // streams, follows them); kernel_seconds() then reads their time from two CUDA events.
   void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
            const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
-           bool download = true, bool pts_on_device = false);
+           bool download = true, bool pts_on_device = false, bool wait = true);
+  // The last run's passes, device seconds: kernel_s after a waiting run; after one that did not
+  // wait, the span between events recorded before and after the passes (waits for the second).
+  double kernel_seconds();
   // After a device run: its copy of the sources and the proxies it computed (null when no
   // cluster had a grid: nothing was uploaded), which the far and near pools copy on the device.
   const double* device_sources() const { return dev_pts_; }
   const double* device_proxies() const { return dev_proxies_; }
-  // Seconds of the last run: uploads, the passes, the download.
+  // Seconds of the last run: the host's setup (depths, grids, chunks, Chebyshev points) and the
+  // uploads, the passes (wall time, fenced; 0 when the run did not wait: kernel_seconds()), the
+  // download.
   double upload_s = 0, kernel_s = 0, download_s = 0;
 
   struct Grid {  // a cluster with proxies, as the passes read it
@@ -57,6 +67,9 @@ class TreeUpward {
   exec::Buffer<double> pts_, nodes_, table_, part_, out_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;
+  std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
+  int ev0_ = 0, ev1_ = 0;
+  bool pending_ = false;
 };
 
 }  // namespace beatnik::model
