@@ -67,7 +67,9 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
                       bool wait) {
   const exec::Space S = space_;
   if (S == exec::Space::Host) wait = true;
-  pending_ = false;
+  // The last run's passes done (its descriptors' upload read host_, which this run writes; the
+  // solver's calls have waited for them already).
+  if (pending_) kernel_seconds();
   double t = wall_seconds();
   // The sets by chain position: (tree, cluster) of every cluster with more than j sets.
   std::vector<std::vector<std::pair<int, int>>> by;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "beatnik/base/timers.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
@@ -42,8 +43,9 @@ class TreeUpward {
   const double* device_sources() const { return dev_pts_; }
   const double* device_proxies() const { return dev_proxies_; }
   // Seconds of the last run: the host's setup (depths, grids, chunks, Chebyshev points) and the
-  // uploads, the passes (wall time, fenced; 0 when the run did not wait: kernel_seconds()), the
-  // download.
+  // uploads (a run that does not wait: its whole host time, the setup level by level between the
+  // levels' passes), the passes (wall time, fenced; 0 when the run did not wait:
+  // kernel_seconds()), the download.
   double upload_s = 0, kernel_s = 0, download_s = 0;
 
   struct Grid {  // a cluster with proxies, as the passes read it
@@ -67,6 +69,7 @@ class TreeUpward {
   exec::Buffer<double> pts_, nodes_, table_, part_, out_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;
+  comm::PinnedBuffer stage_;  // a run that does not wait: the levels' grids, chunks and points
   std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
   int ev0_ = 0, ev1_ = 0;
   bool pending_ = false;
