@@ -104,3 +104,48 @@ TEST(TreeUpward, EqualsProductFormSums) {
   EXPECT_FALSE(up.pending());
   EXPECT_EQ(std::memcmp(queued.data(), got.data(), sizeof(double) * size_t(total)), 0) << "queued run differs";
 }
+
+// A run that does not wait (the solver's overlapped call on one rank, docs/tree.md "The call's
+// phases overlapped") queues the same passes: its proxies, read from its device buffer after the
+// run returns, are the waiting run's bits, and its passes' time comes from its events. On the
+// host the flag is ignored (the passes run at once).
+TEST(TreeUpward, RunWithoutWaitingGivesTheSameBits) {
+#if defined(TREE_UPWARD_ON_DEVICE)
+  ASSERT_TRUE(exec::device_count() > 0) << "the CUDA build's device tests need a visible GPU";
+  exec::set_device(0);
+#endif
+  const long n = 20000;
+  const int p = 8;
+  search::ClusterTree tree;
+  const std::vector<double> sorted = test::in_tree_order(tree, test::wavy_sheet(n, 3), n, 32);
+  const auto& cl = tree.clusters();
+  const int nc = static_cast<int>(cl.size());
+  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
+  std::vector<long> start(nc, -1);
+  long total = 0;
+  for (int c = 0; c < nc; ++c) {
+    deg[3 * c] = p, deg[3 * c + 1] = p, deg[3 * c + 2] = 2;
+    const int m = (p + 1) * (p + 1) * 3;
+    if (cl[c].count() > m) start[c] = total, count[c] = m, total += 6L * m;
+  }
+  ASSERT_GT(total, 0);
+  std::vector<double> want(total, 0.0), got(total, std::nan("")), none(total, std::nan(""));
+  model::TreeUpward up(kSpace);
+  up.run(sorted.data(), n, cl, start, count, deg, p, want.data(), total);
+  exec::Buffer<double> dev(kSpace, 6 * size_t(n));
+  exec::copy(dev.data(), kSpace, sorted.data(), exec::Space::Host, 6 * size_t(n));
+  for (int rep = 0; rep < 2; ++rep) {
+    // The sources already in the pass's space (as the device build's), not downloaded, not waited for.
+    up.run(dev.data(), n, cl, start, count, deg, p, kSpace == exec::Space::Host ? got.data() : none.data(), total,
+           false, true, false);
+    if (kSpace != exec::Space::Host) {
+      ASSERT_NE(up.device_proxies(), nullptr);
+      EXPECT_EQ(up.device_sources(), dev.data());
+      exec::copy(got.data(), exec::Space::Host, up.device_proxies(), kSpace, size_t(total));  // (behind the passes)
+      up.finish();
+      EXPECT_GT(up.kernel_s, 0.0);
+      for (long i = 0; i < total; ++i) ASSERT_TRUE(std::isnan(none[i])) << "the host array was written";
+    }
+    for (long i = 0; i < total; ++i) ASSERT_EQ(got[i], want[i]) << "proxy value " << i << ", run " << rep;
+  }
+}

@@ -14,6 +14,7 @@
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/stream.hpp"
 
 #if defined(BEATNIK_WITH_CUDA)
 #include <cuda_runtime.h>
@@ -216,6 +217,20 @@ void copy_bytes(void* dst, Space ds, const void* src, Space ss, std::size_t byte
   }
 #if defined(BEATNIK_WITH_CUDA)
   cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+#else
+  no_device_backend("copy");
+#endif
+}
+
+void copy_bytes_async(void* dst, Space ds, const void* src, Space ss, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (ds == Space::Host && ss == Space::Host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#if defined(BEATNIK_WITH_CUDA)
+  cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(work_stream())),
+             "cudaMemcpyAsync");
 #else
   no_device_backend("copy");
 #endif

@@ -15,6 +15,11 @@ void set_host_alignment(std::size_t bytes);
 std::size_t host_alignment();
 void deallocate(Space s, void* p) noexcept;
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
+// The same copy queued on the work stream (exec/stream.hpp) behind the work queued there, without
+// waiting for it: the host returns at once when the host side is page-locked (else the driver may
+// stage it first, or wait); the source must stay unchanged until the stream has run the copy.
+// Host to host: a plain memcpy.
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
 void fill_zero(Space s, void* p, std::size_t bytes);
 
 // Bytes currently held in buffers, per space (for the memory-per-node report).
@@ -61,6 +66,11 @@ class Buffer {
 template <class T>
 void copy(T* dst, Space ds, const T* src, Space ss, std::size_t n) {
   copy_bytes(dst, ds, src, ss, n * sizeof(T));
+}
+
+template <class T>
+void copy_async(T* dst, Space ds, const T* src, Space ss, std::size_t n) {
+  copy_bytes_async(dst, ds, src, ss, n * sizeof(T));
 }
 
 }  // namespace beatnik::exec

@@ -45,6 +45,8 @@ bool tree_device_migration() {
   return !(e && std::string(e) == "host");
 }
 
+// (tree_overlap(): tree_upward.cpp, where the passes read it too.)
+
 namespace {
 // Where a solver in `space` migrates (TreeBRSolver::mig_space_).
 exec::Space migration_space(exec::Space space) {
@@ -175,6 +177,10 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     return;
   }
   load_.particles = nown_;
+  // The device passes overlapped with the host's work (docs/tree.md "One overlap design"): the
+  // sets not waited for at any rank count; the upward pass where nothing reads its proxies on the
+  // host (upward_queues).
+  overlap_ = device_ && computes(gate_) && tree_overlap();
   {
     Timers::Scope t(timers_, "br.tree.build");
     build();
@@ -186,7 +192,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   {
     Timers::Scope t(timers_, "br.tree.let");
     exchange_let();
-    upward_finish();  // (in exchange_let when the LET is gathered on the device)
+    if (size_ > 1) upward_finish();  // (in exchange_let already when the LET is gathered on the device)
   }
   {
     Timers::Scope t(timers_, "br.tree.low");
@@ -288,9 +294,13 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
   t.proxy_start.assign(nc, -1);
   t.proxy_count.assign(nc, 0);
   long total = 0;
-  std::vector<int> deg(3 * size_t(nc));
+  std::vector<int> deg(3 * size_t(nc)), grid(nc);
+  // The degrees over every thread (a few logarithms per side: most of the layout's time), the
+  // offsets in cluster order. BEATNIK_TREE_OVERLAP=0: one thread, as before (the A/B).
+#pragma omp parallel for schedule(static) if (tree_overlap())
+  for (int c = 0; c < nc; ++c) grid[c] = grid_degrees(cl[c], p, theta, &deg[3 * size_t(c)]);
   for (int c = 0; c < nc; ++c) {
-    const int m = grid_degrees(cl[c], p, theta, &deg[3 * c]);
+    const int m = grid[c];
     if (theta > 0.0 && cl[c].count() > m) {
       t.proxy_start[c] = total;
       t.proxy_count[c] = m;
@@ -324,7 +334,10 @@ void TreeBRSolver::build() {
       }
       src = dev_own_.data();
     }
-    build_dev_->run(src, n, settings_.tree_leaf, tree_);
+    // The tree's order (tree position -> particle) on the host only where the host reads it: the
+    // velocities' return through the host (to_surface). The device path reads the device copy.
+    const bool host_order = mig_space_ != space_ || !tree_overlap();
+    build_dev_->run(src, n, settings_.tree_leaf, tree_, host_order);
     tree::SourceTree& t = sources_[0];
     t.n = n;
     t.remote = false;
@@ -379,28 +392,15 @@ bool TreeBRSolver::let_on_device() const {
          !let_pack_on_host();
 }
 
-namespace {
-// BEATNIK_TREE_LET_OVERLAP=0: the upward pass waited for before the LET's walk (the order before
-// branch letovl; the A/B).
-bool let_overlap_off() {
-  static const bool off = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
-    return e && std::string(e) == "0";
-  }();
-  return off;
-}
-}  // namespace
-
-// The LET's owner walk and nodes, the target boxes' all-gather and the own tree's lower-degree
-// layout need only the tree and the proxies' layout, not their strengths: with the LET gathered
-// on the device they run on the host while the device's upward pass runs (exchange_let waits for
-// it before the gather of the proxies). Likewise the lower-degree sets' passes are not waited
-// for (low_device): the lists start beside them and the sums follow them on the stream.
-// One rank has no LET: there the layout alone runs beside the upward pass (not with a pulled LET,
-// whose window exposes the tree's arrays).
-bool TreeBRSolver::let_overlaps() const {
-  if (!upward_dev_ || let_overlap_off()) return false;
-  return let_on_device() || (device_ && computes(gate_) && size_ == 1 && !let_->pulls());
+// Whether this call's upward pass is queued without waiting (overlap_): on one rank nothing reads
+// its proxies on the host (no LET), so it is finished only after the sums (compute_device): the
+// sets' layout, their descriptors and the first lists are made beside it. With several ranks
+// and the LET gathered on the device, the LET's owner walk and nodes, the target boxes'
+// all-gather and the own tree's lower-degree layout need only the tree and the proxies' layout,
+// not their strengths: they run beside it, and exchange_let finishes it before the gather of
+// the proxies. A LET packed or pulled on the host reads the proxies there: waited for.
+bool TreeBRSolver::upward_queues() const {
+  return overlap_ && upward_dev_ && (size_ == 1 || let_on_device());
 }
 
 // Proxy sources of every cluster with more sources than proxies, straight from its sources.
@@ -414,9 +414,11 @@ void TreeBRSolver::upward() {
     // The proxies stay on the device (the far pool copies them there); only a LET packed on the
     // host needs them back. With the device build its sources are already there in tree order
     // (no upload).
+    // Overlapped (upward_queues): queued, not waited for; finished (its kernel time read) in
+    // exchange_let with several ranks, after the sums with one.
     upward_dev_->run(build_dev_ ? build_dev_->sources() : t.pts.data(), t.n, cl, t.proxy_start, t.proxy_count, deg,
                      settings_.tree_degree, t.proxies.data(), static_cast<long>(t.proxies.size()),
-                     size_ > 1 && !let_on_device(), build_dev_ != nullptr, !let_overlaps());
+                     size_ > 1 && !let_on_device(), build_dev_ != nullptr, !upward_queues());
     if (timers_) {
       timers_->add("br.tree.upward.copy", upward_dev_->upload_s + upward_dev_->download_s);
       if (!upward_dev_->pending()) timers_->add("br.tree.upward.kernel", upward_dev_->kernel_s);
@@ -430,9 +432,9 @@ void TreeBRSolver::upward() {
                   t.proxy_count[c]);
 }
 
-// The end of an upward pass queued beside the LET's walk (nothing otherwise): its kernel time
-// (launch to end, the walk included), the download, and the time the host waited for it
-// (br.tree.upward.wait: what the walk did not cover).
+// The end of an upward pass queued without waiting (nothing otherwise): its passes' device time
+// (events), the download, and the time the host waited for it (br.tree.upward.wait: what the
+// host's work beside it did not cover; ~0 on one rank, where it is finished after the sums).
 void TreeBRSolver::upward_finish() {
   if (!upward_dev_ || !upward_dev_->pending()) return;
   upward_dev_->finish();
@@ -459,7 +461,7 @@ void TreeBRSolver::low_device() {
   const int p = settings_.tree_degree;
   const double theta = settings_.tree_theta;
   TreeSumsDevice::Arrays near, far;
-  upward_finish();  // (waited for in exchange_let already when it was queued)
+  if (size_ > 1) upward_finish();  // (several ranks: in exchange_let already; one rank: after the sums)
   const double t0 = wall_seconds();
   for (int s = low0_ ? 1 : 0; s < nt; ++s) tree::low_layout(sources_[s], p, theta, low_[s]);
   low0_ = false;
@@ -482,17 +484,21 @@ void TreeBRSolver::low_device() {
     device_->fill(false, s, from_trees ? nullptr : a.pts, a.space);
     device_->fill(true, s, from_trees ? nullptr : a.proxies, a.space);
   }
-  exec::fence(space_);
+  // (One rank, overlapped: the fills are device to device, behind the upward pass still in
+  // flight; nothing waits for the device here, .copy is then the host's time to queue them.
+  // Several ranks keep the fence: the LET parts' copies come from the exchange's buffers.)
+  if (!overlap_ || size_ > 1) exec::fence(space_);
   const double copy_s = wall_seconds() - t;
   std::vector<TreeLowPass::Tree> trees;
   for (int s = 0; s < nt; ++s)
     trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
-  const bool wait = let_overlap_off();
-  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true), wait);
+  // Overlapped: queued, not waited for (the sums' streams follow it, TreeSumsDevice::begin);
+  // its kernel time is read after the sums (compute_device).
+  low_dev_->run(trees, p, theta, device_->pool(false), device_->pool(true), !overlap_);
   if (timers_) {
     timers_->add("br.tree.low.copy", copy_s + low_dev_->upload_s);
     timers_->add("br.tree.low.setup", low_dev_->setup_s);
-    if (wait) timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
+    if (!low_dev_->pending()) timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
   }
 }
 
@@ -547,7 +553,7 @@ void TreeBRSolver::exchange_let() {
         tree::low_layout(sources_[0], settings_.tree_degree, settings_.tree_theta, low_[0]);
         low0_ = true;
       }
-      upward_finish();  // the proxies' strengths, which the gather reads
+      if (size_ > 1) upward_finish();  // the proxies' strengths, which the gather reads (one rank gathers none)
       on_device = let_on_device() && upward_dev_->device_sources();
       if (on_device) pack_let_device(send, at, copies[0]);
       else tree::copy_pieces(copies[0]);
@@ -1157,6 +1163,12 @@ void TreeBRSolver::compute_device() {
   if (dual) load_.cc_pairs = device_->cc_pairs;
   load_.edge_proxy_pairs = edge_dev_->proxy_pairs;
   load_.edge_direct_pairs = edge_dev_->direct_pairs;
+  // The passes queued without waiting (upward on one rank, the sets): long done; their events.
+  upward_finish();
+  if (low_dev_->pending()) {
+    low_dev_->finish();
+    if (timers_) timers_->add("br.tree.low.kernel", low_dev_->kernel_s);
+  }
   if (timers_) {
     timers_->add("br.tree.compute.lists", list_s);
     timers_->add("br.tree.compute.pack", device_->pack_s);

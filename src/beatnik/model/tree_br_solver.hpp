@@ -108,6 +108,13 @@ bool tree_device_build();
 // for the build, the velocities downloaded, returned on the host and uploaded; the A/B). The
 // same bits either way. Read when a solver is constructed.
 bool tree_device_migration();
+// -x cuda: the device passes overlapped with the host's work (docs/tree.md "One overlap design"):
+// the upward pass (one rank; several with the LET gathered on the device) and the lower-degree
+// sets are queued without waiting for them, so the host walks the LET, lays out the sets and
+// builds the first lists while the GPU runs them (the sums' streams follow them); the build's
+// order stays on the device; the host setup's loops run over every thread.
+// BEATNIK_TREE_OVERLAP=0 (alias BEATNIK_TREE_LET_OVERLAP=0) restores the sequence before (each
+// phase waits for the device; the A/B). The same bits either way. Declared in tree_upward.hpp.
 
 // One velocity() call on this rank.
 struct TreeLoad {
@@ -179,10 +186,10 @@ class TreeBRSolver : public BRSolver {
   void to_spatial(const double* p);  // p: the packed particles in mig_space_
   void build();
   void upward();
-  void upward_finish();  // waits for an upward pass queued beside the LET's walk (let_overlaps)
+  void upward_finish();  // waits for an upward pass queued without waiting (upward_queues)
   void exchange_let();
   bool let_on_device() const;
-  bool let_overlaps() const;
+  bool upward_queues() const;
   void pack_let_device(const double* send, const std::vector<long>& at, std::vector<tree::LetCopy>& copies);
   void low_sets(int tree);
   void low_device();
@@ -349,6 +356,7 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
   exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles, as columns, for the device build
   bool local_ = false;  // this call: one rank, device build: no migration, the particles stay in dev_pts_
+  bool overlap_ = false;  // this call: the device passes overlapped (tree_overlap(); upward_queues())
   exec::Buffer<double> dev_pts_, dev_out_;   // -x cuda: packed particles, velocities to `out`
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities

@@ -153,7 +153,7 @@ void TreeBuildDevice::layout(long n, int leaf) {
   leaf_ = leaf;
 }
 
-void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTree& tree) {
+void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTree& tree, bool host_order) {
   const exec::Space S = space_;
   kernel_s = copy_s = 0;
   if (n >= (1L << 31) - 1) throw Error("tree build: more than 2^31 − 2 points on one rank");
@@ -267,9 +267,11 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
   exec::fence(S);
   kernel_s = wall_seconds() - t;
   t = wall_seconds();
-  order_h_.resize(N);
   box_h_.resize(6 * size_t(nc));
-  exec::copy(order_h_.data(), exec::Space::Host, idx_.data(), S, N);
+  if (host_order) {
+    order_h_.resize(N);
+    exec::copy(order_h_.data(), exec::Space::Host, idx_.data(), S, N);
+  }
   exec::copy(box_h_.data(), exec::Space::Host, boxd_.data(), S, 6 * size_t(nc));
   std::vector<search::Cluster> nodes = shape_;
   for (int c = 0; c < nc; ++c)
@@ -277,9 +279,11 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
       nodes[c].lo[d] = box_h_[6 * size_t(c) + d];
       nodes[c].hi[d] = box_h_[6 * size_t(c) + 3 + d];
     }
-  std::vector<long> order(N);
+  std::vector<long> order(host_order ? N : 0);
+  if (host_order) {
 #pragma omp parallel for
-  for (long q = 0; q < n; ++q) order[q] = order_h_[q];
+    for (long q = 0; q < n; ++q) order[q] = order_h_[q];
+  }
   tree.assign(std::move(nodes), std::move(order));
   copy_s += wall_seconds() - t;
 }

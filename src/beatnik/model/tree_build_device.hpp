@@ -27,8 +27,10 @@ class TreeBuildDevice {
  public:
   explicit TreeBuildDevice(exec::Space space);
   // The tree over n points pts ([x|y|z|qx|qy|qz], n each, in this space) with leaves of at most
-  // `leaf` points, assigned to `tree` (clusters with their boxes, order: tree position -> index).
-  void run(const double* pts, long n, int leaf, search::ClusterTree& tree);
+  // `leaf` points, assigned to `tree` (clusters with their boxes, order: tree position -> index;
+  // without host_order the tree's order() is left empty and only order() below holds it: its
+  // download, n ints, and the conversion were a third of the build's host time at 2^20 points).
+  void run(const double* pts, long n, int leaf, search::ClusterTree& tree, bool host_order = true);
   // After run: the points in tree order ([x|y|z|qx|qy|qz], n each, in this space), and a copy of
   // them into host memory.
   const double* sources() const { return out_.data(); }

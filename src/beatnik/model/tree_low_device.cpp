@@ -6,28 +6,22 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/device_clock.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/tree_interp.hpp"
+#include "beatnik/model/tree_upward.hpp"
 
 namespace beatnik::model {
 namespace {
 
-// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
-// makes this file's host setup on one thread, as it was.
-bool parallel_setup() {
-  static const bool on = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
-    return !(e && std::string(e) == "0");
-  }();
-  return on;
-}
+// BEATNIK_TREE_OVERLAP=0 (the solver's A/B, tree_upward.hpp) also makes this file's host setup
+// on one thread, as it was.
+bool parallel_setup() { return tree_overlap(); }
 
 constexpr int kW = tree::kTreeMaxDegree + 1;
 
@@ -78,6 +72,10 @@ TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), co
 void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far,
                       bool wait) {
   const exec::Space S = space_;
+  if (S == exec::Space::Host) wait = true;
+  // The last run's passes done (its descriptors' upload read host_, which this run writes; the
+  // solver's calls have waited for them already).
+  finish();
   double t = wall_seconds();
   // The sets by chain position j: every (tree, cluster) with more than j sets, in (tree,
   // cluster) order. The clusters of every tree in one range, cut into pieces: each piece
@@ -225,7 +223,10 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   const Set* SS = host;
   if (S != exec::Space::Host) {
     exec::grow(sets_, S, sets);
-    exec::copy(sets_.data(), S, host, exec::Space::Host, sets);
+    // Not waiting: queued behind the work before it (host_ is page-locked and not written again
+    // before the next run, which finishes this one first).
+    if (wait) exec::copy(sets_.data(), S, host, exec::Space::Host, sets);
+    else exec::copy_async(sets_.data(), S, host, exec::Space::Host, sets);
     SS = sets_.data();
   }
   if (cos_.size() == 0) {
@@ -236,10 +237,16 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
     exec::copy(cos_.data(), S, c.data(), exec::Space::Host, c.size());
   }
   const double* C = cos_.data();
-  exec::fence(S);
+  exec::grow(table_, S, std::max(table, 1L));  // (before the events: a larger table waits for the device)
+  if (wait) {
+    exec::fence(S);
+  } else {
+    if (!clock_) clock_ = exec::make_cuda_event_clock();
+    clock_->recycle();
+    ev0_ = clock_->record();
+  }
   const double t1 = wall_seconds();
   upload_s = t1 - t;
-  exec::grow(table_, S, std::max(table, 1L));
   double* tab = table_.data();
   for (int j = 0; j < npos; ++j) {
     const int n = static_cast<int>(level[j + 1] - level[j]);
@@ -303,10 +310,20 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       o[5 * m + idx] = v2;
     });
   }
-  kernel_s = 0;
-  if (!wait && S != exec::Space::Host) return;
+  if (!wait) {  // the passes' events; finish() reads them
+    ev1_ = clock_->record();
+    pending_ = true;
+    kernel_s = 0;
+    return;
+  }
   exec::fence(S);
   kernel_s = wall_seconds() - t1;
+}
+
+void TreeLowPass::finish() {
+  if (!pending_) return;
+  pending_ = false;
+  kernel_s = clock_->seconds_between(ev0_, ev1_);
 }
 
 }  // namespace beatnik::model

@@ -14,8 +14,10 @@
 // The basis values come from tables made first in the same pass, a row per (set, dimension,
 // grid point or source) holding every L_j there: each value is computed once per set instead
 // of once per output proxy, with tree::lagrange's formula and order, so the sums are the same bits.
+#include <memory>
 #include <vector>
 
+#include "beatnik/base/timers.hpp"
 #include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/tree_let.hpp"
@@ -35,12 +37,17 @@ class TreeLowPass {
   };
   // Pools in the pass's space: near holds every tree's sources, far its proxies (read) and its
   // sets (written: points and strengths). p, theta: the degree-p grids' parameters.
-  // With wait = false the passes are queued and run returns (kernel_s is then 0): the sums,
-  // queued after them on the same stream (or on a blocking stream), follow them anyway, and
-  // the host goes on to the lists meanwhile.
+  // wait = false (device): returns once the descriptors' upload (page-locked, asynchronous) and
+  // the passes are queued on the work stream, without waiting for them: the sums, queued after
+  // them (TreeSumsDevice::begin's event), follow them anyway, and the host goes on to the lists
+  // meanwhile. finish() then reads the passes' time from two CUDA events.
   void run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far, bool wait = true);
-  // Seconds of the last run: the descriptors made on the host, their upload, the passes (fenced;
-  // 0 when not waited for).
+  // Waits for a run queued with wait = false (nothing otherwise); kernel_s: its passes' device
+  // seconds, between events (as TreeUpward::finish).
+  void finish();
+  bool pending() const { return pending_; }
+  // Seconds of the last run: the descriptors made on the host, their upload (fenced when
+  // waiting), the passes (wall time, fenced; a run that did not wait: 0 until finish()).
   double setup_s = 0, upload_s = 0, kernel_s = 0;
   long sets = 0;  // sets made in the last run
 
@@ -67,6 +74,9 @@ class TreeLowPass {
   exec::Buffer<Set> sets_;
   exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
   exec::Buffer<double> table_;  // one position's basis tables (grown, never shrunk)
+  std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
+  int ev0_ = 0, ev1_ = 0;
+  bool pending_ = false;
 };
 
 }  // namespace beatnik::model

@@ -16,6 +16,7 @@
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/tree_interp.hpp"
@@ -722,6 +723,7 @@ TreeSumsDevice::~TreeSumsDevice() {
   release(index_);
   release(gpts_);
   for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  if (ready_) cudaEventDestroy(static_cast<cudaEvent_t>(ready_));
   for (void* st : streams_) cudaStreamDestroy(static_cast<cudaStream_t>(st));
 #endif
 }
@@ -777,6 +779,20 @@ void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, d
   grid_launch_.clear();
   recs_.clear();
   wrapped_ = false;
+  // Every stream's launches after the work queued so far on the work stream: the pools' fills,
+  // the lower-degree sets and, before them, the upward pass, which the solver may have queued
+  // without waiting (docs/tree.md "The call's phases overlapped"). The blocking streams follow
+  // the legacy default stream anyway; the event keeps that order whatever the work stream is.
+  next_stream();  // (makes the streams)
+  if (!ready_) {
+    cudaEvent_t e;
+    exec::cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    ready_ = e;
+  }
+  exec::cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(ready_), exec::detail::stream()), "cudaEventRecord");
+  for (void* st : streams_)
+    exec::cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(st), static_cast<cudaEvent_t>(ready_), 0),
+                     "cudaStreamWaitEvent");
   pack_s = near_kernel_s = far_kernel_s = finish_s = cc_kernel_s = down_kernel_s = 0;
   cc_pairs = 0;
   upload_s = wall_seconds() - t;

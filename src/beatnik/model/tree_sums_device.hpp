@@ -169,6 +169,7 @@ class TreeSumsDevice {
   int calls_ = 0;
   std::vector<void*> streams_;  // CUDA streams the launches take in turn
   std::vector<void*> events_;  // per launch: 3 CUDA events (start, near done, far done)
+  void* ready_ = nullptr;  // begin(): recorded on the work stream, waited for by every stream
   std::vector<char> grid_launch_;  // per launch: a launch_grids one
   int launches_ = 0;
 };

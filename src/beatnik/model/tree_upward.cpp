@@ -3,10 +3,12 @@
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/device_clock.hpp"
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -32,22 +34,23 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   return b.data();
 }
 
-// BEATNIK_TREE_LET_OVERLAP=0 (the solver's A/B against the order before branch letovl) also
-// makes this file's host setup on one thread, as it was.
-bool parallel_setup() {
-  static const bool on = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_OVERLAP");
-    return !(e && std::string(e) == "0");
-  }();
-  return on;
-}
-
 struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
   int g0, g1, h0, h1;
   long slots, citems, gitems, parts;
 };
 
 }  // namespace
+
+bool tree_overlap() {
+  static const bool on = [] {
+    for (const char* name : {"BEATNIK_TREE_OVERLAP", "BEATNIK_TREE_LET_OVERLAP"}) {  // (the second: an alias)
+      const char* e = std::getenv(name);
+      if (e && std::string(e) == "0") return false;
+    }
+    return true;
+  }();
+  return on;
+}
 
 TreeUpward::TreeUpward(exec::Space space)
     : space_(space),
@@ -63,7 +66,10 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
                      const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
                      bool download, bool pts_on_device, bool wait) {
   const exec::Space S = space_;
-  finish();  // (a queued run is never left behind)
+  if (S == exec::Space::Host) wait = true;
+  // The last run's passes done (its uploads read stage_, which this run writes; the solver's
+  // calls have waited for them already): a queued run is never left behind.
+  finish();
   dev_pts_ = dev_proxies_ = nullptr;
   const bool resident = pts_on_device && S != exec::Space::Host;
   if (resident) dev_pts_ = pts;  // the pools copy them from here even when no cluster has a grid
@@ -80,53 +86,97 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   for (int c = 0; c < nc; ++c)
     if (start[c] >= 0) by[depth[c]].push_back(c);
   const int p1 = p + 1, W = 3 * p1, NW = 6 * p1;
-  std::vector<Grid> G;
-  std::vector<Chunk> H;
+  // Each depth's sizes first (grids, chunks, slots, items), so that every buffer is sized before
+  // a pass is queued; then its grids, chunks and Chebyshev points (fill), at its offsets.
   std::vector<Level> levels;
-  std::vector<double> nodes;  // per grid: points, then weights, p + 1 per side
-  std::vector<int> grid_cluster;  // per grid: its cluster (the nodes are made after, in parallel)
-  long max_slots = 0, max_parts = 0;
+  std::vector<const std::vector<int>*> lists;  // per level: its clusters
+  long ng = 0, nh = 0, max_slots = 0, max_parts = 0;
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
-    Level L{static_cast<int>(G.size()), 0, static_cast<int>(H.size()), 0, 0, 0, 0, 0};
+    Level L{static_cast<int>(ng), 0, static_cast<int>(nh), 0, 0, 0, 0, 0};
     for (int c : list) {
-      Grid g{cl[c].begin, L.slots, start[c], L.gitems, count[c], static_cast<int>(H.size()), 0, {0, 0, 0}};
-      for (int d = 0; d < 3; ++d) g.dg[d] = deg[3 * size_t(c) + d];
-      for (long k = cl[c].begin; k < cl[c].end; k += kChunk) {
-        const long e = std::min(k + kChunk, cl[c].end);
-        H.push_back({static_cast<int>(G.size()), L.slots + (k - cl[c].begin), L.slots + (e - cl[c].begin), k, L.parts,
-                     L.citems});
-        L.parts += 3L * g.m;
-        L.citems += g.m;
-      }
-      g.chunk1 = static_cast<int>(H.size());
+      const long chunks = (cl[c].count() + kChunk - 1) / kChunk;
+      nh += chunks;
+      L.parts += 3L * count[c] * chunks;
+      L.citems += long(count[c]) * chunks;
       L.slots += cl[c].count();
-      L.gitems += g.m;
-      grid_cluster.push_back(c);
-      G.push_back(g);
+      L.gitems += count[c];
+      ++ng;
     }
-    L.g1 = static_cast<int>(G.size());
-    L.h1 = static_cast<int>(H.size());
+    L.g1 = static_cast<int>(ng);
+    L.h1 = static_cast<int>(nh);
     max_slots = std::max(max_slots, L.slots);
     max_parts = std::max(max_parts, L.parts);
     levels.push_back(L);
+    lists.push_back(&list);
   }
-  if (G.empty()) return;
-  // Every grid's points and weights (3 (p + 1) cosines each: tens of thousands of grids made them
-  // most of the pass's host time on one thread).
-  const long ng = static_cast<long>(G.size());
-  nodes.assign(size_t(ng) * NW, 0.0);
-  const bool par = parallel_setup();
-#pragma omp parallel for schedule(static) if (par)
-  for (long i = 0; i < ng; ++i) {
-    const search::Cluster& C = cl[grid_cluster[i]];
-    double* o = &nodes[size_t(i) * NW];
-    for (int d = 0; d < 3; ++d) tree::chebyshev(C.lo[d], C.hi[d], G[i].dg[d], o + d * p1, o + W + d * p1);
-  }
+  if (ng == 0) return;
+  // Level li's grids, chunks and per grid its points, then its weights, p + 1 per side (zero
+  // beyond its degree), into G, H and nodes at the level's offsets (the points over every thread
+  // when `threads`: a few hundred thousand cosines per call).
+  const auto fill = [&](size_t li, Grid* G, Chunk* H, double* nodes, bool threads) {
+    const Level& L = levels[li];
+    const std::vector<int>& list = *lists[li];
+    long slots = 0, parts = 0, citems = 0, gitems = 0;
+    int gi = L.g0, hi = L.h0;
+    for (int c : list) {
+      Grid g{cl[c].begin, slots, start[c], gitems, count[c], hi, 0, {0, 0, 0}};
+      for (int d = 0; d < 3; ++d) g.dg[d] = deg[3 * size_t(c) + d];
+      for (long k = cl[c].begin; k < cl[c].end; k += kChunk) {
+        const long e = std::min(k + kChunk, cl[c].end);
+        H[hi++] = {gi, slots + (k - cl[c].begin), slots + (e - cl[c].begin), k, parts, citems};
+        parts += 3L * g.m;
+        citems += g.m;
+      }
+      g.chunk1 = hi;
+      slots += cl[c].count();
+      gitems += g.m;
+      G[gi++] = g;
+    }
+    const int n0 = L.g0, n1 = L.g1;
+#pragma omp parallel for schedule(static) if (threads && n1 - n0 >= 64)
+    for (int i = n0; i < n1; ++i) {
+      const int c = list[i - n0];
+      double* o = nodes + size_t(i) * NW;
+      std::fill(o, o + NW, 0.0);
+      for (int d = 0; d < 3; ++d) tree::chebyshev(cl[c].lo[d], cl[c].hi[d], G[i].dg[d], o + d * p1, o + W + d * p1);
+    }
+  };
   const double* P = resident ? pts : place(pts_, S, pts, 6 * size_t(n));
-  const double* N = place(nodes_, S, nodes.data(), nodes.size());
-  const Grid* GG = place(grids_, S, G.data(), G.size());
-  const Chunk* HH = place(chunks_, S, H.data(), H.size());
+  const double* N = nullptr;
+  const Grid* GG = nullptr;
+  const Chunk* HH = nullptr;
+  // Not waiting (device): the levels' grids, chunks and points in page-locked memory, each
+  // level's copied up on the work stream just before its passes, so that the host builds level
+  // d + 1 while the device runs level d (the setup was 3–4 ms a call at 1024² with the GPU idle).
+  Grid* Gs = nullptr;
+  Chunk* Hs = nullptr;
+  double* Ns = nullptr;
+  std::vector<Grid> G;  // (on the host the passes read these)
+  std::vector<Chunk> H;
+  std::vector<double> nodes;
+  if (wait) {  // every level built, uploaded, then the passes (the sequence before)
+    G.resize(ng);
+    H.resize(nh);
+    nodes.resize(size_t(ng) * NW);
+    for (size_t li = 0; li < levels.size(); ++li) fill(li, G.data(), H.data(), nodes.data(), tree_overlap());
+    N = place(nodes_, S, nodes.data(), nodes.size());
+    GG = place(grids_, S, G.data(), G.size());
+    HH = place(chunks_, S, H.data(), H.size());
+  } else {
+    const size_t gb = (ng * sizeof(Grid) + 63) / 64 * 64, hb = (nh * sizeof(Chunk) + 63) / 64 * 64;
+    const size_t bytes = gb + hb + size_t(ng) * NW * sizeof(double);
+    if (stage_.size() < bytes) stage_.reserve(bytes + bytes / 4);  // (no copy of an earlier call is pending)
+    Gs = reinterpret_cast<Grid*>(stage_.data());
+    Hs = reinterpret_cast<Chunk*>(stage_.data() + gb);
+    Ns = reinterpret_cast<double*>(stage_.data() + gb + hb);
+    exec::grow(nodes_, S, size_t(ng) * NW);
+    exec::grow(grids_, S, size_t(ng));
+    exec::grow(chunks_, S, size_t(nh));
+    N = nodes_.data();
+    GG = grids_.data();
+    HH = chunks_.data();
+  }
   exec::grow(table_, S, size_t(max_slots) * W);
   exec::grow(part_, S, std::max<size_t>(max_parts, 1));
   double* out = proxies;
@@ -136,11 +186,25 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   }
   double* T = table_.data();
   double* part = part_.data();
-  exec::fence(S);
+  if (!wait) {  // (the levels' uploads are queued with their passes below)
+    if (!clock_) clock_ = exec::make_cuda_event_clock();
+    clock_->recycle();
+    ev0_ = clock_->record();
+  } else {
+    exec::fence(S);
+  }
   const double t1 = wall_seconds();
   upload_s = t1 - t;
-  for (const Level& L : levels) {
+  for (size_t li = 0; li < levels.size(); ++li) {
+    const Level& L = levels[li];
     const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1;
+    if (!wait) {  // this level's grids, chunks and points: built, then queued up before its passes
+      fill(li, Gs, Hs, Ns, true);
+      exec::copy_async(grids_.data() + g0, S, Gs + g0, exec::Space::Host, size_t(g1 - g0));
+      exec::copy_async(chunks_.data() + h0, S, Hs + h0, exec::Space::Host, size_t(h1 - h0));
+      exec::copy_async(nodes_.data() + size_t(g0) * NW, S, Ns + size_t(g0) * NW, exec::Space::Host,
+                       size_t(g1 - g0) * NW);
+    }
     const long gitems = L.gitems, slots = L.slots;
     // (1) Lagrange values of every source of the depth on its cluster's grid.
     exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
@@ -209,26 +273,35 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       o[5 * m + idx] = v2;
     });
   }
+  if (!wait) {  // the passes' events; finish() reads them (and makes the download)
+    ev1_ = clock_->record();
+    upload_s = wall_seconds() - t;  // the host's setup, interleaved with the queueing
+    pending_ = true;
+    download_ = download;
+    proxies_host_ = proxies;
+    total_ = total;
+    dev_pts_ = P;
+    dev_proxies_ = out;
+    return;
+  }
+  exec::fence(S);
+  const double t2 = wall_seconds();
+  kernel_s = t2 - t1;
   if (S != exec::Space::Host) {
     dev_pts_ = P;
     dev_proxies_ = out;
+    if (download) exec::copy(proxies, exec::Space::Host, out, S, total);
   }
-  pending_ = true;
-  launched_ = t1;
-  download_ = download && S != exec::Space::Host;
-  proxies_host_ = proxies;
-  total_ = total;
-  if (wait || S == exec::Space::Host) finish();
+  download_s = wall_seconds() - t2;
 }
 
 void TreeUpward::finish() {
   if (!pending_) return;
   pending_ = false;
   const double t = wall_seconds();
-  exec::fence(space_);
+  kernel_s = clock_->seconds_between(ev0_, ev1_);  // (waits for the second event: the passes' end)
   const double t2 = wall_seconds();
   wait_s = t2 - t;
-  kernel_s = t2 - launched_;
   if (download_) exec::copy(proxies_host_, exec::Space::Host, dev_proxies_, space_, total_);
   download_s = wall_seconds() - t2;
 }

@@ -11,8 +11,11 @@
 // cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
 // kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
 // (one item per proxy), so the result does not depend on the thread count.
+#include <memory>
 #include <vector>
 
+#include "beatnik/base/timers.hpp"
+#include "beatnik/comm/transport.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
@@ -26,22 +29,27 @@ class TreeUpward {
   // start[c] ≥ 0: degrees deg[3c..3c+2] (Chebyshev points of the second kind on its box),
   // m = count[c] proxies written to proxies[start[c] ..] as [x|y|z|qx|qy|qz] (host, total
   // doubles; on the device only, without `download`). p bounds every side's degree.
-  // With wait = false (device only) the passes are queued and run returns at once: the host may
-  // work meanwhile (the solver walks the LET, which needs only the layout); finish() waits for
-  // them and makes the download. Work queued later on the same stream follows them anyway.
+  // wait = false (device): returns once the passes are queued on the work stream, without waiting
+  // for them (the caller's later work on that stream, and on blocking streams, follows them);
+  // the host builds each depth's grids, chunks and points into page-locked memory while the
+  // device runs the depth before. finish() then waits for them, reads their time from two CUDA
+  // events and makes the download; a host read of the proxies needs finish() first.
   void run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
            const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
            bool download = true, bool pts_on_device = false, bool wait = true);
-  // Waits for a run queued with wait = false (nothing otherwise); sets kernel_s (from the launch
-  // to the passes' end, host work between included), wait_s and download_s.
+  // Waits for a run queued with wait = false (nothing otherwise): kernel_s becomes the span between
+  // events recorded before and after its passes (device time), wait_s the time the host waited
+  // here, download_s the download's (when asked).
   void finish();
   bool pending() const { return pending_; }
   // After a device run: its copy of the sources and the proxies it computed (null when no
   // cluster had a grid: nothing was uploaded), which the far and near pools copy on the device.
   const double* device_sources() const { return dev_pts_; }
   const double* device_proxies() const { return dev_proxies_; }
-  // Seconds of the last run: uploads, the passes, the download; wait_s: of those passes, the
-  // time finish() waited (0 with wait = true).
+  // Seconds of the last run: the host's setup (depths, grids, chunks, Chebyshev points) and the
+  // uploads (a run that does not wait: its whole host time, the setup level by level between the
+  // levels' passes), the passes (wall time, fenced; a run that did not wait: 0 until finish(),
+  // then from its events), the download; wait_s: the time finish() waited (0 with wait = true).
   double upload_s = 0, kernel_s = 0, download_s = 0, wait_s = 0;
 
   struct Grid {  // a cluster with proxies, as the passes read it
@@ -62,13 +70,21 @@ class TreeUpward {
  private:
   exec::Space space_;
   const double *dev_pts_ = nullptr, *dev_proxies_ = nullptr;
-  bool pending_ = false, download_ = false;  // a run queued without waiting; its download asked
-  double launched_ = 0;                      // when its passes were queued (wall_seconds)
-  double* proxies_host_ = nullptr;
-  long total_ = 0;
   exec::Buffer<double> pts_, nodes_, table_, part_, out_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;
+  comm::PinnedBuffer stage_;  // a run that does not wait: the levels' grids, chunks and points
+  std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
+  int ev0_ = 0, ev1_ = 0;
+  bool pending_ = false, download_ = false;  // a run queued without waiting; its download asked
+  double* proxies_host_ = nullptr;
+  long total_ = 0;
 };
+
+// -x cuda: the solver's device passes overlapped with its host work (docs/tree.md "One overlap
+// design"): the upward pass and the lower-degree sets queued without waiting, the host setup's
+// loops over every thread (these files' and the solver's). BEATNIK_TREE_OVERLAP=0 (or its alias
+// BEATNIK_TREE_LET_OVERLAP=0) restores the sequence before both (the A/B). Read once.
+bool tree_overlap();
 
 }  // namespace beatnik::model
