@@ -737,6 +737,26 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
 // batch's near, far and edge terms and every target cluster's cluster–cluster terms, in order —
 // and a whole call gives the same bits. On a wavy 64² cosine, periodic (K = 1 and 2) and free, at
 // TOL 1e-3, 1e-6 and 1e-9, leaf 16 (LET parts on more than one rank).
+namespace {
+// The dual lists' cases: the multi-mode cosine (magnitude 0.1, period 3) on an n² mesh, and the
+// settings of TOL with the dual traversal.
+app::Options dual_case_options(const char* boundary, int n) {
+  app::Options o = test::br_options("consistent", boundary, n);
+  o.initial_condition = "cos";
+  o.magnitude = 0.1;
+  o.period = 3.0;
+  return o;
+}
+model::BRSettings dual_settings(const SurfaceCase& s, double tol) {
+  const model::TreeParameters tp = model::tree_parameters(tol);
+  model::BRSettings b = s.c.model.br;
+  b.tree_theta = tp.theta;
+  b.tree_degree = tp.degree;
+  b.tree_dual = true;
+  return b;
+}
+}  // namespace
+
 TEST(TreeBR, DualFastListsEqualTheReference) {
   struct Case {
     const char* boundary;
@@ -745,17 +765,9 @@ TEST(TreeBR, DualFastListsEqualTheReference) {
   long cc = 0, far = 0, edge = 0;
   for (const Case c : {Case{"periodic", 1}, Case{"periodic", 2}, Case{"free", 1}})
     for (double tol : {1e-3, 1e-6, 1e-9}) {
-      app::Options o = test::br_options("consistent", c.boundary, 64);
-      o.initial_condition = "cos";
-      o.magnitude = 0.1;
-      o.period = 3.0;
-      SurfaceCase s(o, MPI_COMM_WORLD);
-      const model::TreeParameters tp = model::tree_parameters(tol);
-      model::BRSettings b = s.c.model.br;
-      b.tree_theta = tp.theta;
-      b.tree_degree = tp.degree;
+      SurfaceCase s(dual_case_options(c.boundary, 64), MPI_COMM_WORLD);
+      model::BRSettings b = dual_settings(s, tol);
       b.tree_leaf = 16;
-      b.tree_dual = true;
       b.images = c.images;
       const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " TOL " + std::to_string(tol);
       std::vector<double> u[2];
@@ -797,16 +809,8 @@ TEST(TreeBR, DISABLED_DualListsTiming) {
   int n = 256, reps = 10;
   double tol = 1e-6;
   if (const char* e = std::getenv("BEATNIK_DUAL_BENCH")) std::sscanf(e, "%d %lf %d", &n, &tol, &reps);
-  app::Options o = test::br_options("consistent", "periodic", n);
-  o.initial_condition = "cos";
-  o.magnitude = 0.1;
-  o.period = 3.0;
-  SurfaceCase s(o, MPI_COMM_WORLD);
-  const model::TreeParameters tp = model::tree_parameters(tol);
-  model::BRSettings b = s.c.model.br;
-  b.tree_theta = tp.theta;
-  b.tree_degree = tp.degree;
-  b.tree_dual = true;
+  SurfaceCase s(dual_case_options("periodic", n), MPI_COMM_WORLD);
+  const model::BRSettings b = dual_settings(s, tol);
   model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
   tree.velocity(s.state, s.omega, s.out);
   const std::vector<long> want = tree.dual_terms();

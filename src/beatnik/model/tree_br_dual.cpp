@@ -194,21 +194,27 @@ inline int low_at(const tree::LowSets& l, int c, double rho) {
 
 }  // namespace
 
+// A leaf target cluster b: its batch's lists from the (cluster, image) pairs handed down, by
+// leaf_visit (fast) or by visit (the reference traversal): the same terms.
+void TreeBRSolver::dual_leaf(int b, const std::vector<Pending>& in, bool fast) {
+  const int k = leaf_of_[b];
+  near_[k].clear();
+  far_[k].clear();
+  edge_[k].clear();
+  Lists out{near_[k], far_[k], edge_[k]};
+  const Target tg = target(b);
+  for (const Pending& c : in) {
+    if (fast) leaf_visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
+    else visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
+  }
+}
+
 // Target cluster b with the (cluster, image) pairs its parent handed down: a leaf walks them as
 // a batch (leaf_visit: visit's walk); an internal cluster settles what it can and hands the rest
 // to both children (OpenMP tasks: each writes only its own subtree's lists).
 void TreeBRSolver::dual_node(int b, const std::vector<Pending>& in, int depth) {
   const search::Cluster& B = sources_[0].clusters[b];
-  if (B.leaf()) {
-    const int k = leaf_of_[b];
-    near_[k].clear();
-    far_[k].clear();
-    edge_[k].clear();
-    Lists out{near_[k], far_[k], edge_[k]};
-    const Target tg = target(b);
-    for (const Pending& c : in) leaf_visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
-    return;
-  }
+  if (B.leaf()) return dual_leaf(b, in, true);
   DualTarget t = dual_target(b);
   std::vector<Pending> down;
   down.reserve(2 * in.size());
@@ -370,16 +376,7 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
 // (OpenMP tasks: each writes only its own subtree's lists).
 void TreeBRSolver::dual_node_reference(int b, const std::vector<Pending>& in, int depth) {
   const search::Cluster& B = sources_[0].clusters[b];
-  if (B.leaf()) {
-    const int k = leaf_of_[b];
-    near_[k].clear();
-    far_[k].clear();
-    edge_[k].clear();
-    Lists out{near_[k], far_[k], edge_[k]};
-    const Target tg = target(b);
-    for (const Pending& c : in) visit(tg, c.tree, c.cluster, c.mx, c.my, c.full, out);
-    return;
-  }
+  if (B.leaf()) return dual_leaf(b, in, false);
   std::vector<Pending> down;
   for (const Pending& c : in) examine_reference(b, c, down);
   for (int child : B.child) {

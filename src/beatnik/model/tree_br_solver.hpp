@@ -254,6 +254,7 @@ class TreeBRSolver : public BRSolver {
   };
   void dual_lists();
   void dual_node(int b, const std::vector<Pending>& in, int depth);
+  void dual_leaf(int b, const std::vector<Pending>& in, bool fast);
   struct DualTarget;  // what examine reads of a target cluster, computed once per cluster
   DualTarget dual_target(int b) const;
   void examine(DualTarget& t, const Pending& c, std::vector<Pending>& down);
