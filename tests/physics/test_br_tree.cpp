@@ -803,6 +803,56 @@ TEST(TreeBR, DualFastListsEqualTheReference) {
   EXPECT_GT(n[2], 0) << "no edge term";
 }
 
+// The single traversal's lists made again by the lists' kernels (tree_lists_device.hpp: an item
+// per (batch, source tree, image), an explicit stack, count then fill; run on the host) equal
+// the host's (lists: walk → decide) term for term: every batch's near, far and edge terms in
+// order, with their image, partial flag, lower-degree set and edge axis. The dual lists' cases
+// (periodic K = 1 and 2, free; TOL 1e-3, 1e-6, 1e-9; leaf 16), with and without edge terms; on
+// more than one rank the LET parts too.
+TEST(TreeBR, ListsKernelEqualsTheHost) {
+  struct Case {
+    const char* boundary;
+    int images;
+  };
+  long n[5] = {0, 0, 0, 0, 0};  // near (partial), far, low, edge terms seen; terms on LET parts
+  for (const Case c : {Case{"periodic", 1}, Case{"periodic", 2}, Case{"free", 1}})
+    for (double tol : {1e-3, 1e-6, 1e-9})
+      for (int edge : {0, 1}) {
+        SurfaceCase s(dual_case_options(c.boundary, 64), MPI_COMM_WORLD);
+        model::BRSettings b = dual_settings(s, tol);
+        b.tree_dual = false;
+        b.tree_leaf = 16;
+        b.images = c.images;
+        b.tree_edge = edge;
+        const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " TOL " +
+                                 std::to_string(tol) + " edge " + std::to_string(edge);
+        model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+        tree.velocity(s.state, s.omega, s.out);
+        const std::vector<long> want = tree.list_terms();
+        EXPECT_GT(want.size(), 0u) << what;
+        EXPECT_EQ(tree.list_terms_kernel(), want) << what;
+        const auto l = tree.take_loads().at(0);
+        n[1] += l.cluster_terms;
+        n[2] += l.low_terms;
+        n[3] += l.edge_terms;
+        for (size_t k = 0; k < want.size();) {  // per batch: near, far, edge; a size then 7 fields each
+          for (int kind = 0; kind < 3; ++kind) {
+            const long m = want[k++];
+            for (long t = 0; t < m; ++t, k += 7) {
+              if (kind == 0 && want[k + 4]) ++n[0];
+              if (want[k] > 0) ++n[4];
+            }
+          }
+        }
+      }
+  MPI_Allreduce(MPI_IN_PLACE, n, 5, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(n[0], 0) << "no partial near term";
+  if (world_size() > 1) EXPECT_GT(n[4], 0) << "no term on a LET part";
+  EXPECT_GT(n[1], 0) << "no far term";
+  EXPECT_GT(n[2], 0) << "no lower-degree term";
+  EXPECT_GT(n[3], 0) << "no edge term";
+}
+
 // Not a test: the dual lists' time, fast and reference interleaved, on one call's trees
 // (BEATNIK_DUAL_BENCH="n tol reps", e.g. "256 1e-6 20"; run with --gtest_also_run_disabled_tests).
 TEST(TreeBR, DISABLED_DualListsTiming) {

@@ -16,6 +16,7 @@
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
+#include "beatnik/model/tree_lists_device.hpp"
 #include "beatnik/model/br_migrate.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/model/br_targets_host.hpp"
@@ -801,6 +802,57 @@ int TreeBRSolver::cheapest_low(const tree::Ball& B, int s, int c, int mx, int my
   for (int k = l.first[c]; k < l.first[c + 1]; ++k)  // fewer proxies as k grows
     if (rho < l.theta[k]) best = k;
   return best;
+}
+
+std::vector<long> TreeBRSolver::list_terms() const {
+  std::vector<long> out;
+  for (int b = 0; b < batches(); ++b)
+    for (const auto* v : {&near_[b], &far_[b], &edge_[b]}) {
+      out.push_back(static_cast<long>(v->size()));
+      for (const Term& e : *v) out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis});
+    }
+  return out;
+}
+
+// The lists' kernels' input from this call's trees (host arrays; the device run would upload
+// the same: tree_lists_device.hpp), both passes on the host, the terms flattened as list_terms.
+std::vector<long> TreeBRSolver::list_terms_kernel() const {
+  const int nt = static_cast<int>(sources_.size()), nb = batches();
+  std::vector<tree::ListTree> trees(nt);
+  for (int s = 0; s < nt; ++s) {
+    const tree::SourceTree& S = sources_[s];
+    trees[s] = {S.clusters.data(), S.full.data(),      S.proxy_start.data(), balls_[s].data(),
+                low_[s].first.data(), low_[s].theta.data(), S.remote ? 1 : 0};
+  }
+  std::vector<tree::ListTarget> targets(nb);
+  const std::vector<int>& leaves = tree_.leaves();
+  for (int b = 0; b < nb; ++b) {
+    const Target tg = target(leaves[b]);
+    tree::ListTarget& t = targets[b];
+    for (int d = 0; d < 3; ++d) {
+      t.lo[d] = tg.B.lo[d];
+      t.hi[d] = tg.B.hi[d];
+    }
+    t.b = tg.b;
+    t.t = tg.t;
+  }
+  tree::ListsInput in;
+  in.trees = trees.data();
+  in.nt = nt;
+  in.targets = targets.data();
+  in.nb = nb;
+  in.rules = rules_;
+  const tree::HostLists h = tree::lists_on_host(in);
+  std::vector<long> out;
+  for (int b = 0; b < nb; ++b)
+    for (int k = 0; k < 3; ++k) {
+      out.push_back(h.first[k][b + 1] - h.first[k][b]);
+      for (long i = h.first[k][b]; i < h.first[k][b + 1]; ++i) {
+        const tree::ListTerm& e = h.terms[k][i];
+        out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis});
+      }
+    }
+  return out;
 }
 
 // Direct sums: every target of a batch against the sources of its near clusters, by the pair

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "beatnik/exec/macros.hpp"
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 
@@ -48,7 +49,7 @@ Rules make_rules(const BRImages& images, double theta, bool edge = false);
 
 enum class Cover { None, Partial, Full };
 // The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
-inline int nearest(double x, const BRImages& img, int d) {
+BEATNIK_HOST_DEVICE inline int nearest(double x, const BRImages& img, int d) {
   const double c = image_centre(x, img.period[d], img.centring_half(d));
   return c > 0.0 ? 1 : (c < 0.0 ? -1 : 0);
 }
@@ -57,7 +58,7 @@ inline int nearest(double x, const BRImages& img, int d) {
 struct ImageSpan {
   int lo[2] = {0, 0}, hi[2] = {0, 0};
 };
-inline ImageSpan span(const search::Cluster& b, const search::Cluster& c, const BRImages& img) {
+BEATNIK_HOST_DEVICE inline ImageSpan span(const search::Cluster& b, const search::Cluster& c, const BRImages& img) {
   ImageSpan s;
   for (int d = 0; d < 2; ++d)
     if (img.period[d] > 0.0) {
@@ -70,7 +71,7 @@ inline ImageSpan span(const search::Cluster& b, const search::Cluster& c, const 
 // given) gets the dimensions where only some do (bit d), for Partial. Per dimension: pair (t, s)
 // takes image m when |m − a₀(t − s)| ≤ K, and a₀ is monotone in t − s, so the two extreme
 // separations decide. Inline (as separated below): the interaction lists call it per visit.
-inline Cover cover(const ImageSpan& s, int mx, int my, const BRImages& img, int* cut = nullptr) {
+BEATNIK_HOST_DEVICE inline Cover cover(const ImageSpan& s, int mx, int my, const BRImages& img, int* cut = nullptr) {
   const int m[2] = {mx, my};
   bool partial = false;
   if (cut) *cut = 0;
@@ -85,12 +86,12 @@ inline Cover cover(const ImageSpan& s, int mx, int my, const BRImages& img, int*
   return partial ? Cover::Partial : Cover::Full;
 }
 // Which pairs of batch b and cluster c take image (mx, my).
-inline Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
+BEATNIK_HOST_DEVICE inline Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
                    int* cut = nullptr) {
   return cover(span(b, c, img), mx, my, img, cut);
 }
 // The one dimension of a Partial cover's `cut` (−1: both, a corner).
-inline int edge_axis(int cut) { return cut == 1 ? 0 : (cut == 2 ? 1 : -1); }
+BEATNIK_HOST_DEVICE inline int edge_axis(int cut) { return cut == 1 ? 0 : (cut == 2 ? 1 : -1); }
 // A cluster's box centre and radius (search::Cluster::centre, radius), computed once per cluster
 // for the walks, which test them many times: the same doubles as recomputing them per test.
 struct Ball {
@@ -98,7 +99,7 @@ struct Ball {
 };
 inline Ball ball(const search::Cluster& k) { return {{k.centre(0), k.centre(1), k.centre(2)}, k.radius()}; }
 // |centre_b − centre_c − (mx, my)·L|.
-inline double distance(const Ball& b, const Ball& c, int mx, int my, const BRImages& img) {
+BEATNIK_HOST_DEVICE inline double distance(const Ball& b, const Ball& c, int mx, int my, const BRImages& img) {
   const double ox = mx * img.period[0], oy = my * img.period[1];
   const double dx = b.c[0] - c.c[0] - ox, dy = b.c[1] - c.c[1] - oy, dz = b.c[2] - c.c[2];
   return std::sqrt(dx * dx + dy * dy + dz * dz);
@@ -109,7 +110,7 @@ inline double distance(const Ball& b, const Ball& c, int mx, int my, const BRIma
 inline constexpr double kEdgeMargin = 1.5;
 // Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
 // for an edge term (`edge`) with θ / kEdgeMargin.
-inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r, bool edge = false) {
+BEATNIK_HOST_DEVICE inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r, bool edge = false) {
   return b.r + c.r < (edge ? r.theta / kEdgeMargin : r.theta) * distance(b, c, mx, my, r.images);
 }
 inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r,
