@@ -814,9 +814,10 @@ std::vector<long> TreeBRSolver::list_terms() const {
   return out;
 }
 
-// The lists' kernels' input from this call's trees (host arrays; the device run would upload
-// the same: tree_lists_device.hpp), both passes on the host, the terms flattened as list_terms.
-std::vector<long> TreeBRSolver::list_terms_kernel() const {
+// The lists' kernels' input from this call's trees (host arrays, uploaded by ListsPass to
+// `space`: tree_lists_device.hpp), both passes there, the terms brought back and flattened as
+// list_terms.
+std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
   const int nt = static_cast<int>(sources_.size()), nb = batches();
   std::vector<tree::ListTree> trees(nt);
   for (int s = 0; s < nt; ++s) {
@@ -842,7 +843,14 @@ std::vector<long> TreeBRSolver::list_terms_kernel() const {
   in.targets = targets.data();
   in.nb = nb;
   in.rules = rules_;
-  const tree::HostLists h = tree::lists_on_host(in);
+  std::vector<long> clusters(nt), sets(nt);
+  for (int s = 0; s < nt; ++s) {
+    clusters[s] = static_cast<long>(sources_[s].clusters.size());
+    sets[s] = static_cast<long>(low_[s].theta.size());
+  }
+  tree::ListsPass pass(space);
+  pass.run(in, clusters, sets);
+  const tree::HostLists h = pass.to_host();
   std::vector<long> out;
   for (int b = 0; b < nb; ++b)
     for (int k = 0; k < 3; ++k) {

@@ -172,9 +172,10 @@ class TreeBRSolver : public BRSolver {
   std::vector<long> dual_terms() const;
   // Tests, host, single traversal: the last call's lists (near_, far_, edge_) flattened as
   // dual_terms without the cluster–cluster terms; and the same lists made again by the lists'
-  // kernels (tree_lists_device.hpp, run on the host) from the call's trees, flattened alike.
+  // kernels (tree_lists_device.hpp, run in `space`: Device untested) from the call's trees,
+  // flattened alike.
   std::vector<long> list_terms() const;
-  std::vector<long> list_terms_kernel() const;
+  std::vector<long> list_terms_kernel(exec::Space space = exec::Space::Host) const;
 
  private:
   struct Term {  // one entry of a batch's interaction list

@@ -86,8 +86,8 @@ BEATNIK_HOST_DEVICE inline Cover cover(const ImageSpan& s, int mx, int my, const
   return partial ? Cover::Partial : Cover::Full;
 }
 // Which pairs of batch b and cluster c take image (mx, my).
-BEATNIK_HOST_DEVICE inline Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my, const BRImages& img,
-                   int* cut = nullptr) {
+BEATNIK_HOST_DEVICE inline Cover cover(const search::Cluster& b, const search::Cluster& c, int mx, int my,
+                                       const BRImages& img, int* cut = nullptr) {
   return cover(span(b, c, img), mx, my, img, cut);
 }
 // The one dimension of a Partial cover's `cut` (−1: both, a corner).
@@ -110,7 +110,8 @@ BEATNIK_HOST_DEVICE inline double distance(const Ball& b, const Ball& c, int mx,
 inline constexpr double kEdgeMargin = 1.5;
 // Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
 // for an edge term (`edge`) with θ / kEdgeMargin.
-BEATNIK_HOST_DEVICE inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r, bool edge = false) {
+BEATNIK_HOST_DEVICE inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r,
+                                          bool edge = false) {
   return b.r + c.r < (edge ? r.theta / kEdgeMargin : r.theta) * distance(b, c, mx, my, r.images);
 }
 inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r,

@@ -2,7 +2,9 @@
 #include "beatnik/model/tree_lists_device.hpp"
 
 #include "beatnik/base/error.hpp"
+#include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
+#include "beatnik/exec/scratch.hpp"
 
 namespace beatnik::model::tree {
 
@@ -137,47 +139,96 @@ long ListsInput::items() const { return long(nb) * nt * images_of(rules); }
 
 void list_counts(exec::Space space, const ListsInput& in, long* counts, int* bad) {
   const ListsInput w = in;
-  exec::parallel_for(space, in.items(), [=] BEATNIK_HOST_DEVICE(long item) {
-    long n[3] = {0, 0, 0};
-    auto sink = [&](int kind, const ListTerm&) { ++n[kind]; };
+  const long n = in.items();
+  exec::parallel_for(space, n, [=] BEATNIK_HOST_DEVICE(long item) {
+    long c[3] = {0, 0, 0};
+    auto sink = [&](int kind, const ListTerm&) { ++c[kind]; };
     bad[item] = walk_item(w, item, sink) ? 0 : 1;
-    for (int k = 0; k < 3; ++k) counts[3 * item + k] = n[k];
+    for (int k = 0; k < 3; ++k) counts[k * n + item] = c[k];
   });
 }
 
 void list_fill(exec::Space space, const ListsInput& in, const long* at, ListTerm* near, ListTerm* far,
                ListTerm* edge) {
   const ListsInput w = in;
-  exec::parallel_for(space, in.items(), [=] BEATNIK_HOST_DEVICE(long item) {
-    long k[3] = {at[3 * item], at[3 * item + 1], at[3 * item + 2]};
+  const long n = in.items();
+  exec::parallel_for(space, n, [=] BEATNIK_HOST_DEVICE(long item) {
+    long k[3] = {at[item], at[(n + 1) + item], at[2 * (n + 1) + item]};
     ListTerm* out[3] = {near, far, edge};
     auto sink = [&](int kind, const ListTerm& e) { out[kind][k[kind]++] = e; };
     walk_item(w, item, sink);
   });
 }
 
-HostLists lists_on_host(const ListsInput& in) {
-  const long n = in.items();
-  std::vector<long> counts(3 * n), at(3 * n);
-  std::vector<int> bad(n);
-  list_counts(exec::Space::Host, in, counts.data(), bad.data());
-  for (long i = 0; i < n; ++i)
-    if (bad[i]) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
-  HostLists h;
-  const long per_batch = in.nb > 0 ? n / in.nb : 0;
-  long total[3] = {0, 0, 0};
-  for (int k = 0; k < 3; ++k) h.first[k].assign(in.nb + 1, 0);
-  for (long i = 0; i < n; ++i)  // the exclusive scan, per kind
-    for (int k = 0; k < 3; ++k) {
-      if (i % per_batch == 0) h.first[k][i / per_batch] = total[k];
-      at[3 * i + k] = total[k];
-      total[k] += counts[3 * i + k];
-    }
-  for (int k = 0; k < 3; ++k) {
-    h.first[k][in.nb] = total[k];
-    h.terms[k].resize(total[k]);
+namespace {
+template <class T>
+void upload(exec::Buffer<T>& b, exec::Space s, const T* src, long n) {
+  exec::grow(b, s, size_t(n));
+  if (n > 0) exec::copy(b.data(), s, src, exec::Space::Host, size_t(n));
+}
+}  // namespace
+
+ListsPass::ListsPass(exec::Space space) : space_(space), scan_(space) {}
+
+void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+  const int nt = host.nt;
+  trees_.resize(size_t(nt));
+  std::vector<ListTree> dev(static_cast<size_t>(nt));
+  for (int s = 0; s < nt; ++s) {
+    const ListTree& h = host.trees[s];
+    TreeArrays& a = trees_[size_t(s)];
+    const long nc = clusters[size_t(s)];
+    upload(a.clusters, space_, h.clusters, nc);
+    upload(a.full, space_, h.full, nc);
+    upload(a.proxy_start, space_, h.proxy_start, nc);
+    upload(a.balls, space_, h.balls, nc);
+    upload(a.low_first, space_, h.low_first, nc + 1);
+    upload(a.low_theta, space_, h.low_theta, sets[size_t(s)]);
+    dev[size_t(s)] = {a.clusters.data(), a.full.data(), a.proxy_start.data(), a.balls.data(), a.low_first.data(),
+                      a.low_theta.data(),  h.remote};
   }
-  list_fill(exec::Space::Host, in, at.data(), h.terms[0].data(), h.terms[1].data(), h.terms[2].data());
+  upload(tree_table_, space_, dev.data(), nt);
+  upload(targets_, space_, host.targets, host.nb);
+  in_ = host;
+  in_.trees = tree_table_.data();
+  in_.targets = targets_.data();
+  const long n = in_.items();
+  exec::grow(counts_, space_, size_t(3 * n));
+  exec::grow(at_, space_, size_t(3 * (n + 1)));
+  exec::grow(bad_, space_, size_t(n));
+  list_counts(space_, in_, counts_.data(), bad_.data());
+  {  // any item the host would have thrown on: one flag back (the counts' sum of bad, by a scan)
+    std::vector<int> bad(static_cast<size_t>(n));
+    if (n > 0) exec::copy(bad.data(), exec::Space::Host, bad_.data(), space_, size_t(n));
+    for (int x : bad)
+      if (x) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
+  }
+  for (int k = 0; k < 3; ++k) {
+    total_[k] = scan_.run(counts_.data() + k * n, at_.data() + k * (n + 1), n);
+    exec::grow(terms_[k], space_, size_t(total_[k]));
+  }
+  list_fill(space_, in_, at_.data(), terms_[0].data(), terms_[1].data(), terms_[2].data());
+  // Each batch's bounds: the offsets of its first item (batch b's items start at b·nt·images).
+  const int nb = in_.nb;
+  exec::grow(first_, space_, size_t(3 * (nb + 1)));
+  const long per = nb > 0 ? n / nb : 0;
+  const long* at = at_.data();
+  long* first = first_.data();
+  exec::parallel_for(space_, 3L * (nb + 1), [=] BEATNIK_HOST_DEVICE(long i) {
+    const long k = i / (nb + 1), b = i % (nb + 1);
+    first[i] = at[k * (n + 1) + b * per];
+  });
+}
+
+HostLists ListsPass::to_host() const {
+  HostLists h;
+  const int nb = in_.nb;
+  for (int k = 0; k < 3; ++k) {
+    h.first[k].resize(size_t(nb + 1));
+    exec::copy(h.first[k].data(), exec::Space::Host, first_.data() + k * (nb + 1), space_, size_t(nb + 1));
+    h.terms[k].resize(size_t(total_[k]));
+    if (total_[k] > 0) exec::copy(h.terms[k].data(), exec::Space::Host, terms_[k].data(), space_, size_t(total_[k]));
+  }
   return h;
 }
 

@@ -9,11 +9,14 @@
 // item walks its image with an explicit stack. Two passes: count (near, far, edge terms per
 // item), an exclusive scan of the counts, fill (each item writes its terms at its offsets).
 //
-// Status (branch devlists, not merged): run on the host (exec::Space::Host) and compared term
-// for term with the host's lists (tests/physics/test_br_tree.cpp, ListsKernelEqualsTheHost);
-// the device run, its uploads and the sums reading these lists are not written yet.
+// Status (branch devlists, not merged): ListsPass run on the host (exec::Space::Host) and
+// compared term for term with the host's lists (tests/physics/test_br_tree.cpp,
+// ListsKernelEqualsTheHost); compiled by nvcc but never run on a device; the solver does not use
+// it and the sums do not read these lists yet.
 #include <vector>
 
+#include "beatnik/exec/memory.hpp"
+#include "beatnik/exec/scan.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/model/tree_let.hpp"
 
@@ -46,21 +49,54 @@ struct ListsInput {
   Rules rules;
   long items() const;  // nb · nt · images
 };
-// The count pass: counts[3·item + {0,1,2}] = its near, far and edge terms; bad[item] = 1 when the
-// walk met a cluster it needs the sources of that its LET part lacks (the host throws), or its
-// stack overflowed. Both arrays in `space`, items() entries (×3).
+// The count pass: counts[k·items + item] = its terms of kind k (0 near, 1 far, 2 edge);
+// bad[item] = 1 when the walk met a cluster it needs the sources of that its LET part lacks
+// (the host throws), or its stack overflowed. Both arrays in `space`.
 void list_counts(exec::Space space, const ListsInput& in, long* counts, int* bad);
-// The fill pass: at[3·item + k] is where item's terms of kind k start in out[k] (the exclusive
-// scan of counts per kind); out: near, far and edge terms, in `space`.
+// The fill pass: at[k·(items + 1) + item] is where item's terms of kind k start in out[k] (the
+// exclusive scan of each kind's counts); out: near, far and edge terms, in `space`.
 void list_fill(exec::Space space, const ListsInput& in, const long* at, ListTerm* near, ListTerm* far,
                ListTerm* edge);
 
-// Both passes on the host for every batch: the terms of batch b of kind k at
-// terms[k][first[k][b], first[k][b+1]).
+// The terms of batch b of kind k at terms[k][first[k][b], first[k][b+1]).
 struct HostLists {
   std::vector<long> first[3];
   std::vector<ListTerm> terms[3];
 };
-HostLists lists_on_host(const ListsInput& in);
+
+// Both passes in a space: the input's arrays uploaded (host → space; a copy on the host), the
+// counts, three exclusive scans (exec::ExclusiveScan: cub on the device), the fill and each
+// batch's bounds, all in the pass's space. Buffers kept across runs.
+class ListsPass {
+ public:
+  explicit ListsPass(exec::Space space);
+  // host: the input with host pointers; clusters[s], sets[s]: tree s's clusters and
+  // lower-degree sets (the arrays' lengths). Throws the host's error where the host would.
+  void run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
+  const ListTerm* terms(int kind) const { return terms_[kind].data(); }  // in the pass's space
+  long count(int kind) const { return total_[kind]; }
+  const long* first(int kind) const { return first_.data() + kind * (in_.nb + 1); }  // nb + 1 bounds
+  HostLists to_host() const;  // the lists brought back
+
+ private:
+  struct TreeArrays {
+    exec::Buffer<search::Cluster> clusters;
+    exec::Buffer<char> full;
+    exec::Buffer<long> proxy_start;
+    exec::Buffer<Ball> balls;
+    exec::Buffer<int> low_first;
+    exec::Buffer<double> low_theta;
+  };
+  exec::Space space_;
+  exec::ExclusiveScan scan_;
+  std::vector<TreeArrays> trees_;
+  exec::Buffer<ListTree> tree_table_;
+  exec::Buffer<ListTarget> targets_;
+  exec::Buffer<long> counts_, at_, first_;
+  exec::Buffer<int> bad_;
+  exec::Buffer<ListTerm> terms_[3];
+  long total_[3] = {0, 0, 0};
+  ListsInput in_;  // with the pass's arrays
+};
 
 }  // namespace beatnik::model::tree
