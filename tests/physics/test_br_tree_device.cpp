@@ -149,6 +149,34 @@ TEST(TreeDevice, EqualsTheHostTree) {
       }
 }
 
+// The single traversal's lists by the lists' kernels run on the device (tree_lists_device.hpp,
+// ListsPass in Space::Device) equal the host's lists term for term, on a host-space solver's
+// trees after one call: periodic K = 1 and 2 and free, TOL 1e-3, 1e-6, 1e-9, edge terms on
+// (branch devlists: written without a GPU, never run yet).
+TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  struct Case {
+    const char* boundary;
+    int images;
+  };
+  long edge = 0;
+  for (const Case c : {Case{"periodic", 1}, Case{"periodic", 2}, Case{"free", 1}})
+    for (double tol : {1e-3, 1e-6, 1e-9}) {
+      test::BRSurfaceCase s(cosine_options(c.boundary), MPI_COMM_WORLD);
+      model::BRSettings b = tolerance_settings(s, tol, 16);
+      b.images = c.images;
+      b.tree_edge = 1;
+      const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " TOL " + std::to_string(tol);
+      model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+      tree.velocity(s.state, s.omega, s.out);
+      const std::vector<long> want = tree.list_terms();
+      EXPECT_GT(want.size(), 0u) << what;
+      EXPECT_EQ(tree.list_terms_kernel(exec::Space::Device), want) << what;
+      edge += tree.take_loads().at(0).edge_terms;
+    }
+  EXPECT_GT(sum_ranks(edge), 0) << "no edge term";
+}
+
 TEST(TreeDevice, DualTraversalEqualsTheHosts) {
   // --tree-traversal dual on the device (docs/tree.md "The dual traversal on the device"): the
   // target tree's top levels, then subtrees in runs of 8 batches (several runs and parts), the
