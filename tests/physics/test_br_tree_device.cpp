@@ -6,7 +6,8 @@
 // the velocities by less than the tolerance; with θ = 0 it must equal the exact solver on the
 // device to 1e-12; every LET strategy must give the same bits, and each the same bits run to run,
 // over host MPI and over the NCCL transport alike; the edge stage pipelined with the lists must
-// give the one-shot path's bits; the migration on the device must give the host round trip's
+// give the one-shot path's bits; the lists built on the device must give the host lists' bits and
+// counts; the migration on the device must give the host round trip's
 // bits and accounting (BEATNIK_TREE_MIGRATE=host); the sums kernel's branch-free rsqrt must give
 // the library's bits for every normal argument kind.
 // Built in the CUDA preset only (label cuda); needs a visible GPU.
@@ -151,8 +152,7 @@ TEST(TreeDevice, EqualsTheHostTree) {
 
 // The single traversal's lists by the lists' kernels run on the device (tree_lists_device.hpp,
 // ListsPass in Space::Device) equal the host's lists term for term, on a host-space solver's
-// trees after one call: periodic K = 1 and 2 and free, TOL 1e-3, 1e-6, 1e-9, edge terms on
-// (branch devlists: written without a GPU, never run yet).
+// trees after one call: periodic K = 1 and 2 and free, TOL 1e-3, 1e-6, 1e-9, edge terms on.
 TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   struct Case {
@@ -175,6 +175,53 @@ TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
       edge += tree.take_loads().at(0).edge_terms;
     }
   EXPECT_GT(sum_ranks(edge), 0) << "no edge term";
+}
+
+TEST(TreeDevice, DeviceListsGiveTheHostListsBits) {
+  // The device solver with its lists built on the device (the lists' kernels, their sums' ranges
+  // made there: tree_br_lists_device.cpp) against the same solver with the host's lists (their
+  // ranges uploaded): bitwise the same velocities over two calls of one solver, and the same
+  // interaction counts (the device's load statistics come from its own reductions); periodic
+  // K = 1 and 2 and free, TOL 1e-3 and 1e-6, edge terms on, the balanced partition (uneven
+  // ranks). Edge terms, windows and lower-degree sets must all have been formed.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  struct Case {
+    const char* boundary;
+    int images;
+  };
+  long edge = 0, low = 0;
+  for (const Case c : {Case{"periodic", 1}, Case{"periodic", 2}, Case{"free", 1}})
+    for (double tol : {1e-3, 1e-6}) {
+      app::Options o = cosine_options(c.boundary);
+      o.spatial_partition = "balanced";
+      test::BRSurfaceCase s(o, MPI_COMM_WORLD);
+      model::BRSettings b = tolerance_settings(s, tol, 16);
+      b.images = c.images;
+      b.tree_edge = 1;
+      const std::string what = std::string(c.boundary) + " K " + std::to_string(c.images) + " TOL " + std::to_string(tol);
+      const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
+      std::vector<std::vector<double>> u[2];
+      model::TreeBRSolver::Totals t[2];
+      for (int dev : {0, 1}) {
+        model::TreeBRSolver solver(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
+        solver.lists_on_device = dev;
+        u[dev] = two_calls(solver, s, state, omega, out);
+        t[dev] = solver.totals();
+      }
+      EXPECT_EQ(u[1][0], u[0][0]) << what << ": the device lists' velocities differ from the host lists'";
+      EXPECT_EQ(u[1][1], u[1][0]) << what << ": the second call differs";
+      EXPECT_EQ(t[1].direct_pairs, t[0].direct_pairs) << what;
+      EXPECT_EQ(t[1].proxy_pairs, t[0].proxy_pairs) << what;
+      EXPECT_EQ(t[1].cluster_terms, t[0].cluster_terms) << what;
+      EXPECT_EQ(t[1].low_terms, t[0].low_terms) << what;
+      EXPECT_EQ(t[1].edge_terms, t[0].edge_terms) << what;
+      EXPECT_EQ(t[1].edge_proxy_pairs, t[0].edge_proxy_pairs) << what;
+      EXPECT_EQ(t[1].edge_direct_pairs, t[0].edge_direct_pairs) << what;
+      edge += t[1].edge_terms;
+      low += t[1].low_terms;
+    }
+  EXPECT_GT(sum_ranks(edge), 0) << "no edge term";
+  EXPECT_GT(sum_ranks(low), 0) << "no far term through a lower-degree set";
 }
 
 TEST(TreeDevice, DualTraversalEqualsTheHosts) {
@@ -257,7 +304,7 @@ TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
 
 TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
   // The periodic cosine at TOL 1e-6, leaf 32, in runs of 8 batches: the edge stage queued with
-  // the lists, a piece every run and every 3 runs (tables of the keys new to those runs, then
+  // the host's lists, a piece every run and every 3 runs (tables of the keys new to those runs, then
   // their sums), must give the one-shot path's velocities bit for bit and its pair counts, over
   // two calls of one solver (the second reuses the first's buffers); and it must have been
   // queued in several pieces (else it would test nothing), with edge terms whose removal
@@ -268,6 +315,7 @@ TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
   const mesh::Field state = to_device(s.state), omega = to_device(s.omega), out = to_device(s.out);
   const auto run = [&](int pipe, const model::BRSettings& set, model::TreeBRSolver::Totals* t, int* pieces) {
     model::TreeBRSolver solver(*s.mesh, exec::Space::Device, set, s.c.model.epsilon, nullptr, nullptr);
+    solver.lists_on_device = 0;  // (the edge stage is pipelined with the host's lists)
     solver.edge_pipe = pipe;
     solver.min_run = 8;
     const std::vector<std::vector<double>> calls = two_calls(solver, s, state, omega, out);

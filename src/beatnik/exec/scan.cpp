@@ -21,7 +21,11 @@ long ExclusiveScan::run(const long* in, long* out, long n) {
     return acc;
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
-  fill_zero(space_, out, sizeof(long));
+  // Everything on the work stream, the total read back by waiting for that stream only (a
+  // synchronous copy would also wait for the legacy stream's work: the lists' kernels run on a
+  // stream of their own beside the upward pass, tree_lists_device.cpp).
+  const cudaStream_t st = detail::stream();
+  if (cudaMemsetAsync(out, 0, sizeof(long), st) != cudaSuccess) throw Error("cudaMemsetAsync failed");
   if (n > 0) {
     // out[1..n] = inclusive sums of in[0..n-1].
     std::size_t bytes = 0;
@@ -31,7 +35,9 @@ long ExclusiveScan::run(const long* in, long* out, long n) {
       throw Error("cub::DeviceScan::InclusiveSum failed");
   }
   long total = 0;
-  copy(&total, Space::Host, out + n, space_, 1);
+  if (cudaMemcpyAsync(&total, out + n, sizeof(long), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+      cudaStreamSynchronize(st) != cudaSuccess)
+    throw Error("exclusive scan: reading the total back failed");
   return total;
 #else
   no_device_backend("exclusive scan");

@@ -16,7 +16,6 @@
 #include "beatnik/model/br_kernel.hpp"
 #include "beatnik/model/br_particles.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
-#include "beatnik/model/tree_lists_device.hpp"
 #include "beatnik/model/br_migrate.hpp"
 #include "beatnik/model/tree_pull.hpp"
 #include "beatnik/model/br_targets_host.hpp"
@@ -814,55 +813,6 @@ std::vector<long> TreeBRSolver::list_terms() const {
   return out;
 }
 
-// The lists' kernels' input from this call's trees (host arrays, uploaded by ListsPass to
-// `space`: tree_lists_device.hpp), both passes there, the terms brought back and flattened as
-// list_terms.
-std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
-  const int nt = static_cast<int>(sources_.size()), nb = batches();
-  std::vector<tree::ListTree> trees(nt);
-  for (int s = 0; s < nt; ++s) {
-    const tree::SourceTree& S = sources_[s];
-    trees[s] = {S.clusters.data(), S.full.data(),      S.proxy_start.data(), balls_[s].data(),
-                low_[s].first.data(), low_[s].theta.data(), S.remote ? 1 : 0};
-  }
-  std::vector<tree::ListTarget> targets(nb);
-  const std::vector<int>& leaves = tree_.leaves();
-  for (int b = 0; b < nb; ++b) {
-    const Target tg = target(leaves[b]);
-    tree::ListTarget& t = targets[b];
-    for (int d = 0; d < 3; ++d) {
-      t.lo[d] = tg.B.lo[d];
-      t.hi[d] = tg.B.hi[d];
-    }
-    t.b = tg.b;
-    t.t = tg.t;
-  }
-  tree::ListsInput in;
-  in.trees = trees.data();
-  in.nt = nt;
-  in.targets = targets.data();
-  in.nb = nb;
-  in.rules = rules_;
-  std::vector<long> clusters(nt), sets(nt);
-  for (int s = 0; s < nt; ++s) {
-    clusters[s] = static_cast<long>(sources_[s].clusters.size());
-    sets[s] = static_cast<long>(low_[s].theta.size());
-  }
-  tree::ListsPass pass(space);
-  pass.run(in, clusters, sets);
-  const tree::HostLists h = pass.to_host();
-  std::vector<long> out;
-  for (int b = 0; b < nb; ++b)
-    for (int k = 0; k < 3; ++k) {
-      out.push_back(h.first[k][b + 1] - h.first[k][b]);
-      for (long i = h.first[k][b]; i < h.first[k][b + 1]; ++i) {
-        const tree::ListTerm& e = h.terms[k][i];
-        out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis});
-      }
-    }
-  return out;
-}
-
 // Direct sums: every target of a batch against the sources of its near clusters, by the pair
 // kernel over targets (br_targets_host.hpp). Terms adjacent in tree order with the same image
 // (and no window test) become one source range: each target's sum keeps the list order.
@@ -1127,7 +1077,10 @@ void TreeBRSolver::compute_device() {
   // sums, so the last run leaves little edge work. Timed on the host: a timer scope's device
   // timestamp goes to the default stream, which waits for the sums in flight, and the edge
   // stream (a blocking one) would then wait for it too.
-  const int pipe = edge_pipe_runs();
+  // The lists on the device (tree_br_lists_device.cpp): built at once, their ranges read by one
+  // launch of the sums; the edge stage then one-shot.
+  const bool dev_lists = device_lists();
+  const int pipe = dev_lists ? 0 : edge_pipe_runs();
   if (pipe > 0) {
     const double t = wall_seconds();
     edge_pipe_begin();
@@ -1142,6 +1095,7 @@ void TreeBRSolver::compute_device() {
   std::vector<int> run_end;  // the runs' batch ends (dual: whole subtrees per run)
   std::vector<size_t> run_parts;  // dual: the runs' first part
   double cc_s = 0.0;
+  long far_terms = -1;  // device lists: the far (target, cluster image) terms
   if (dual) {
     const double t0 = wall_seconds();
     dual_device_begin(run, parts);
@@ -1156,6 +1110,13 @@ void TreeBRSolver::compute_device() {
       if (bb - (run_end.empty() ? 0 : run_end.back()) >= run || k + 1 == parts.size()) run_end.push_back(bb);
     }
     run_parts.push_back(parts.size());
+  } else if (dev_lists) {
+    const double t0 = wall_seconds();
+    far_terms = lists_device(batch);
+    low = lists_dev_->low_terms();
+    list_s += wall_seconds() - t0;
+    device_->launch_device(nb, lists_dev_->batch(), lists_dev_->near_first(), lists_dev_->near_ranges(),
+                           lists_dev_->first(1), lists_dev_->far_ranges());
   } else {
     for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
   }
@@ -1218,7 +1179,7 @@ void TreeBRSolver::compute_device() {
     edge_wait_s = wall_seconds() - t;
     return edge_dev_->velocity();
   });
-  load_.cluster_terms = cluster_terms();
+  load_.cluster_terms = far_terms >= 0 ? far_terms : cluster_terms();
   load_.low_terms = low;
   if (dual) load_.cc_pairs = device_->cc_pairs;
   load_.edge_proxy_pairs = edge_dev_->proxy_pairs;

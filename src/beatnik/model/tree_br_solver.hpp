@@ -66,6 +66,7 @@
 #include "beatnik/model/tree_edge_device.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_let.hpp"
+#include "beatnik/model/tree_lists_device.hpp"
 #include "beatnik/model/tree_low.hpp"
 #include "beatnik/model/tree_low_device.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
@@ -157,7 +158,8 @@ class TreeBRSolver : public BRSolver {
   // -x cuda, the edge stage (tree_br_edges_device.cpp): queued every `edge_pipe` runs of batches
   // as their lists are built (the tables of the keys each adds, then its sums), or with 0 once
   // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 0. The same
-  // bits either way. min_run: the fewest batches a run takes (the tests use small runs).
+  // bits either way. With the lists on the device (lists_on_device) always one-shot. min_run: the
+  // fewest batches a run of the host's lists takes (the tests use small runs).
   int edge_pipe = -1;
   int min_run = 256;
   const TreeEdgeDevice* edge_device() const { return edge_dev_.get(); }  // null before a -x cuda call
@@ -170,10 +172,13 @@ class TreeBRSolver : public BRSolver {
   // terms, then per own cluster its cluster–cluster terms, each list's size then its terms' fields.
   void dual_lists_again() { dual_lists(); }
   std::vector<long> dual_terms() const;
-  // Tests, host, single traversal: the last call's lists (near_, far_, edge_) flattened as
+  // -x cuda, single traversal: the lists built on the device (1: the lists' kernels,
+  // tree_br_lists_device.cpp; their ranges stay there) or on the host (0: lists(), their ranges
+  // uploaded); −1 takes BEATNIK_TREE_LISTS=host|device, else the device. The same bits either way.
+  int lists_on_device = -1;
+  // Tests, single traversal: the last call's host lists (near_, far_, edge_) flattened as
   // dual_terms without the cluster–cluster terms; and the same lists made again by the lists'
-  // kernels (tree_lists_device.hpp, run in `space`: Device untested) from the call's trees,
-  // flattened alike.
+  // kernels (tree_lists_device.hpp, run in `space`) from the call's trees, flattened alike.
   std::vector<long> list_terms() const;
   std::vector<long> list_terms_kernel(exec::Space space = exec::Space::Host) const;
 
@@ -222,6 +227,10 @@ class TreeBRSolver : public BRSolver {
   BRSourceRange term_range(const Term& e) const;  // a far or cluster–cluster term's sources
   long sums_host(bool far, double* acc);  // far: also sets load_.low_terms
   void compute_device();
+  bool device_lists() const;  // this call's lists on the device (lists_on_device)
+  void lists_input(std::vector<tree::ListTree>& trees, std::vector<tree::ListTarget>& targets,
+                   std::vector<long>& clusters, std::vector<long>& sets) const;
+  long lists_device(const std::vector<long>& batch);  // returns the far (target, cluster image) terms
   void to_surface(const mesh::Field& out);
   struct Lists {
     std::vector<Term>&near, &far, &edge;
@@ -359,6 +368,7 @@ class TreeBRSolver : public BRSolver {
   std::unique_ptr<TreeSumsDevice> device_;   // -x cuda: the sums' device buffers
   std::unique_ptr<TreeUpward> upward_dev_;   // -x cuda: the upward pass on the device
   std::unique_ptr<TreeLowPass> low_dev_;     // -x cuda: the lower-degree sets on the device
+  std::unique_ptr<tree::ListsPass> lists_dev_;  // -x cuda: the lists' kernels and the sums' ranges on the device
   std::unique_ptr<TreeEdgeDevice> edge_dev_;  // -x cuda: the edge terms' tables and sums on the device
   std::unique_ptr<TreeBuildDevice> build_dev_;  // -x cuda: the tree build on the device (null: BEATNIK_TREE_BUILD=host)
   exec::Buffer<double> dev_own_;  // -x cuda, several ranks: the received particles, as columns, for the device build

@@ -5,6 +5,11 @@
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
+#include "beatnik/exec/stream.hpp"
+
+#if defined(BEATNIK_DEVICE_COMPILE)
+#include <cuda_runtime.h>
+#endif
 
 namespace beatnik::model::tree {
 
@@ -161,16 +166,55 @@ void list_fill(exec::Space space, const ListsInput& in, const long* at, ListTerm
 }
 
 namespace {
+// Host → the pass's space, queued on the work stream (the pass's own stream on the device): the
+// host array may go once this returns (a pageable copy is staged before it returns).
 template <class T>
 void upload(exec::Buffer<T>& b, exec::Space s, const T* src, long n) {
   exec::grow(b, s, size_t(n));
-  if (n > 0) exec::copy(b.data(), s, src, exec::Space::Host, size_t(n));
+  if (n > 0) exec::copy_async(b.data(), s, src, exec::Space::Host, size_t(n));
 }
 }  // namespace
 
 ListsPass::ListsPass(exec::Space space) : space_(space), scan_(space) {}
 
+ListsPass::~ListsPass() {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+#endif
+}
+
+// The device's passes run on a non-blocking stream of their own, so that nothing here waits for
+// the work queued on the legacy stream before them (the upward pass, the lower-degree sets): the
+// lists need only the trees' host arrays. Host: null (the host runs everything in place).
+void* ListsPass::stream() {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (space_ == exec::Space::Device && !stream_) {
+    cudaStream_t st;
+    if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
+      throw Error("tree lists: cudaStreamCreateWithFlags failed");
+    stream_ = st;
+  }
+#endif
+  return stream_;
+}
+
+// The copies and kernels queued on stream() done (the host waits for that stream only).
+void ListsPass::wait() {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (stream_ && cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)) != cudaSuccess)
+    throw Error("tree lists: cudaStreamSynchronize failed");
+#endif
+}
+
+template <class T>
+void ListsPass::download(T* host, const T* src, size_t n) {
+  if (n == 0) return;
+  exec::copy_async(host, exec::Space::Host, src, space_, n);
+  wait();
+}
+
 void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+  exec::WorkStreamScope on(stream());
   const int nt = host.nt;
   trees_.resize(size_t(nt));
   std::vector<ListTree> dev(static_cast<size_t>(nt));
@@ -199,7 +243,7 @@ void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, c
   list_counts(space_, in_, counts_.data(), bad_.data());
   {  // any item the host would have thrown on: one flag back (the counts' sum of bad, by a scan)
     std::vector<int> bad(static_cast<size_t>(n));
-    if (n > 0) exec::copy(bad.data(), exec::Space::Host, bad_.data(), space_, size_t(n));
+    download(bad.data(), bad_.data(), size_t(n));
     for (int x : bad)
       if (x) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
   }
@@ -220,14 +264,122 @@ void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, c
   });
 }
 
-HostLists ListsPass::to_host() const {
+namespace {
+
+// A near term's range in the near pool: the cluster's sources, the window tested when partial.
+BEATNIK_HOST_DEVICE inline TreeSumRange near_range(const ListTree& L, const RangeTree& R, const ListTerm& e) {
+  const search::Cluster& C = L.clusters[e.cluster];
+  return {static_cast<int>(R.near_base + C.begin), static_cast<int>(R.n), static_cast<int>(C.end - C.begin),
+          static_cast<signed char>(e.mx), static_cast<signed char>(e.my), static_cast<unsigned char>(e.partial ? 1 : 0)};
+}
+
+// TreeBRSolver::near_ranges' merge: e continues the range r of the previous term p (neither
+// tests the window, the same tree and image, r ends where e's cluster begins).
+BEATNIK_HOST_DEVICE inline bool continues(const ListTerm& p, const TreeSumRange& r, const ListTerm& e,
+                                          const TreeSumRange& x) {
+  return !e.partial && !p.partial && p.tree == e.tree && p.mx == e.mx && p.my == e.my && r.off + r.count == x.off;
+}
+
+// Batch b's near ranges (out null: only counted); returns how many.
+BEATNIK_HOST_DEVICE inline long batch_near_ranges(const ListTree* trees, const RangeTree* ranges, const ListTerm* terms,
+                                                  long t0, long t1, TreeSumRange* out) {
+  long k = 0;
+  TreeSumRange r{};
+  for (long i = t0; i < t1; ++i) {
+    const ListTerm& e = terms[i];
+    const TreeSumRange x = near_range(trees[e.tree], ranges[e.tree], e);
+    if (i > t0 && continues(terms[i - 1], r, e, x)) {
+      r.count += x.count;
+    } else {
+      if (i > t0 && out) out[k - 1] = r;
+      r = x;
+      ++k;
+    }
+  }
+  if (k > 0 && out) out[k - 1] = r;
+  return k;
+}
+
+// A far term's range in the far pool: its lower-degree set, else the cluster's degree-p proxies.
+BEATNIK_HOST_DEVICE inline TreeSumRange far_range(const ListTree& L, const RangeTree& R, const ListTerm& e) {
+  long off;
+  int m;
+  if (e.low >= 0) {
+    off = R.low_base + R.low_start[e.low];
+    m = R.low_count[e.low];
+  } else {
+    off = R.far_base + L.proxy_start[e.cluster];
+    m = R.proxy_count[e.cluster];
+  }
+  return {static_cast<int>(off), m, m, static_cast<signed char>(e.mx), static_cast<signed char>(e.my), 0};
+}
+
+}  // namespace
+
+void ListsPass::ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                       const std::vector<long>& sets, const std::vector<long>& batch) {
+  exec::WorkStreamScope on(stream());
+  const int nt = in_.nt, nb = in_.nb;
+  range_arrays_.resize(size_t(nt));
+  std::vector<RangeTree> dev(trees);
+  for (int s = 0; s < nt; ++s) {
+    RangeArrays& a = range_arrays_[size_t(s)];
+    upload(a.proxy_count, space_, trees[size_t(s)].proxy_count, clusters[size_t(s)]);
+    upload(a.low_start, space_, trees[size_t(s)].low_start, sets[size_t(s)]);
+    upload(a.low_count, space_, trees[size_t(s)].low_count, sets[size_t(s)]);
+    dev[size_t(s)].proxy_count = a.proxy_count.data();
+    dev[size_t(s)].low_start = a.low_start.data();
+    dev[size_t(s)].low_count = a.low_count.data();
+  }
+  upload(range_table_, space_, dev.data(), nt);
+  upload(batch_, space_, batch.data(), 2L * nb);
+  const ListTree* L = in_.trees;
+  const RangeTree* R = range_table_.data();
+  const ListTerm* near = terms_[0].data();
+  const ListTerm* far = terms_[1].data();
+  const long* fn = first(0);
+  const long* ff = first(1);
+  const long* bounds = batch_.data();
+  exec::grow(near_counts_, space_, size_t(nb) + 1);
+  exec::grow(near_first_, space_, size_t(nb) + 1);
+  exec::grow(low_, space_, size_t(nb));
+  exec::grow(far_ranges_, space_, size_t(total_[1]));
+  long* nc = near_counts_.data();
+  long* low = low_.data();
+  TreeSumRange* fr = far_ranges_.data();
+  // One item per batch: its near ranges counted; its far ranges written and its terms through a
+  // lower-degree set counted (times its targets).
+  exec::parallel_for(space_, nb, [=] BEATNIK_HOST_DEVICE(long b) {
+    nc[b] = batch_near_ranges(L, R, near, fn[b], fn[b + 1], nullptr);
+    long k = 0;
+    for (long i = ff[b]; i < ff[b + 1]; ++i) {
+      const ListTerm& e = far[i];
+      fr[i] = far_range(L[e.tree], R[e.tree], e);
+      k += e.low >= 0;
+    }
+    low[b] = k * (bounds[2 * b + 1] - bounds[2 * b]);
+  });
+  near_total_ = scan_.run(nc, near_first_.data(), nb);
+  exec::grow(near_ranges_, space_, size_t(near_total_));
+  const long* at = near_first_.data();
+  TreeSumRange* nr = near_ranges_.data();
+  exec::parallel_for(space_, nb, [=] BEATNIK_HOST_DEVICE(long b) {
+    batch_near_ranges(L, R, near, fn[b], fn[b + 1], nr + at[b]);
+  });
+  // The low terms' sum: one more scan of the per-batch counts (its total comes back).
+  low_total_ = scan_.run(low, near_counts_.data(), nb);
+}
+
+HostLists ListsPass::to_host(bool terms) {
+  exec::WorkStreamScope on(stream());
   HostLists h;
   const int nb = in_.nb;
   for (int k = 0; k < 3; ++k) {
     h.first[k].resize(size_t(nb + 1));
-    exec::copy(h.first[k].data(), exec::Space::Host, first_.data() + k * (nb + 1), space_, size_t(nb + 1));
+    download(h.first[k].data(), first_.data() + k * (nb + 1), size_t(nb + 1));
+    if (!terms && k < 2) continue;
     h.terms[k].resize(size_t(total_[k]));
-    if (total_[k] > 0) exec::copy(h.terms[k].data(), exec::Space::Host, terms_[k].data(), space_, size_t(total_[k]));
+    download(h.terms[k].data(), terms_[k].data(), size_t(total_[k]));
   }
   return h;
 }

@@ -9,16 +9,17 @@
 // item walks its image with an explicit stack. Two passes: count (near, far, edge terms per
 // item), an exclusive scan of the counts, fill (each item writes its terms at its offsets).
 //
-// Status (branch devlists, not merged): ListsPass run on the host (exec::Space::Host) and
-// compared term for term with the host's lists (tests/physics/test_br_tree.cpp,
-// ListsKernelEqualsTheHost); compiled by nvcc but never run on a device; the solver does not use
-// it and the sums do not read these lists yet.
+// The solver builds its lists here on -x cuda (BEATNIK_TREE_LISTS=device, the default there;
+// compute_device), and ranges() turns them into the device sums' source ranges without a trip
+// through the host. Compared term for term with the host's lists on the host
+// (ListsKernelEqualsTheHost) and on the device (ListsKernelOnTheDeviceEqualsTheHosts).
 #include <vector>
 
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/scan.hpp"
 #include "beatnik/exec/space.hpp"
 #include "beatnik/model/tree_let.hpp"
+#include "beatnik/model/tree_sums_device.hpp"
 
 namespace beatnik::model::tree {
 
@@ -58,6 +59,18 @@ void list_counts(exec::Space space, const ListsInput& in, long* counts, int* bad
 void list_fill(exec::Space space, const ListsInput& in, const long* at, ListTerm* near, ListTerm* far,
                ListTerm* edge);
 
+// Where one tree's terms read their sources in the device sums' pools (TreeSumsDevice::base) and
+// how many proxies each of its sets holds: what the sums' ranges need besides the lists' arrays.
+struct RangeTree {
+  long n = 0;          // the tree's sources: a near range's stride
+  long near_base = 0;  // its sources in the near pool
+  long far_base = 0;   // its degree-p proxies in the far pool
+  long low_base = 0;   // its lower-degree sets in the far pool
+  const int* proxy_count = nullptr;  // per cluster
+  const long* low_start = nullptr;   // per set: offset from low_base
+  const int* low_count = nullptr;    // per set
+};
+
 // The terms of batch b of kind k at terms[k][first[k][b], first[k][b+1]).
 struct HostLists {
   std::vector<long> first[3];
@@ -66,17 +79,38 @@ struct HostLists {
 
 // Both passes in a space: the input's arrays uploaded (host → space; a copy on the host), the
 // counts, three exclusive scans (exec::ExclusiveScan: cub on the device), the fill and each
-// batch's bounds, all in the pass's space. Buffers kept across runs.
+// batch's bounds, all in the pass's space; on the device all on a non-blocking stream of the
+// pass's own, which nothing queued before waits for. Buffers kept across runs.
 class ListsPass {
  public:
   explicit ListsPass(exec::Space space);
+  ~ListsPass();
+  ListsPass(const ListsPass&) = delete;
+  ListsPass& operator=(const ListsPass&) = delete;
   // host: the input with host pointers; clusters[s], sets[s]: tree s's clusters and
   // lower-degree sets (the arrays' lengths). Throws the host's error where the host would.
   void run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
   const ListTerm* terms(int kind) const { return terms_[kind].data(); }  // in the pass's space
   long count(int kind) const { return total_[kind]; }
   const long* first(int kind) const { return first_.data() + kind * (in_.nb + 1); }  // nb + 1 bounds
-  HostLists to_host() const;  // the lists brought back
+  // The lists brought back: every kind's batch bounds, and the terms of every kind (terms) or of
+  // the edge terms only.
+  HostLists to_host(bool terms = true);
+  // After run(): the sums' ranges of every batch in the pass's space, as TreeBRSolver's
+  // near_ranges and far_ranges make them (adjacent near terms of one tree and image without a
+  // window merged; one far range per far term) and flattened as TreeSumsDevice::launch does.
+  // trees[s]: host arrays, uploaded here; sets[s] as run()'s. Near CSR near_first() (nb + 1,
+  // from 0); the far CSR is first(1). low_terms(): the far terms through a lower-degree set
+  // times their batch's targets, summed (the solver's load statistics); batch[2b], batch[2b+1]:
+  // batch b's targets.
+  void ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters, const std::vector<long>& sets,
+              const std::vector<long>& batch);
+  const TreeSumRange* near_ranges() const { return near_ranges_.data(); }
+  const TreeSumRange* far_ranges() const { return far_ranges_.data(); }
+  const long* near_first() const { return near_first_.data(); }
+  const long* batch() const { return batch_.data(); }  // the batches' bounds, in the pass's space
+  long near_range_count() const { return near_total_; }
+  long low_terms() const { return low_total_; }
 
  private:
   struct TreeArrays {
@@ -87,7 +121,21 @@ class ListsPass {
     exec::Buffer<int> low_first;
     exec::Buffer<double> low_theta;
   };
+  struct RangeArrays {
+    exec::Buffer<int> proxy_count, low_count;
+    exec::Buffer<long> low_start;
+  };
+  std::vector<RangeArrays> range_arrays_;
+  exec::Buffer<RangeTree> range_table_;
+  exec::Buffer<long> batch_, near_counts_, near_first_, low_;
+  exec::Buffer<TreeSumRange> near_ranges_, far_ranges_;
+  long near_total_ = 0, low_total_ = 0;
   exec::Space space_;
+  void* stream_ = nullptr;  // the device's passes' own stream (stream())
+  void* stream();
+  void wait();
+  template <class T>
+  void download(T* host, const T* src, size_t n);  // from the pass's space, waiting for its stream
   exec::ExclusiveScan scan_;
   std::vector<TreeArrays> trees_;
   exec::Buffer<ListTree> tree_table_;

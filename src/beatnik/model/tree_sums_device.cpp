@@ -934,29 +934,48 @@ void TreeSumsDevice::queue(int b0, int nb, const long* bounds, const std::vector
   if (nrn + nrf > 0)
     cudaMemcpyAsync(ranges_.dev.data() + orr, ranges_.host + orr, size_t(nrn + nrf) * sizeof(TreeSumRange),
                     cudaMemcpyHostToDevice, st);
+  const long* Id = index_.dev.data() + oi;
+  const TreeSumRange* Rd = ranges_.dev.data() + orr;
+  queue_kernels(nb, Id, Id + 2 * nb, Rd, Id + 3 * nb + 1, Rd + nrn, tgt, n, acc_near, acc_far, grids, st);
+  if (!grids) recs_.push_back({oi, orr, nb, nrn});  // (the bench replays the batches only)
+  pack_s += wall_seconds() - t;
+}
+
+void TreeSumsDevice::queue_kernels(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
+                                   const long* far_start, const TreeSumRange* far, const double* tgt, long n,
+                                   double* acc_near, double* acc_far, bool grids, void* stream) {
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
   while (events_.size() < 3 * size_t(launches_ + 1)) {
     cudaEvent_t e;
     cudaEventCreate(&e);
     events_.push_back(e);
   }
   cudaEvent_t* ev = reinterpret_cast<cudaEvent_t*>(events_.data()) + 3 * launches_;
-  const long* Id = index_.dev.data() + oi;
-  const TreeSumRange* Rd = ranges_.dev.data() + orr;
   const int variant = variant_from_env();
   unsigned long long* pairs = pairs_.data();
   cudaEventRecord(ev[0], st);
-  Args an{tgt, n, nb, near_pool_.data(), Id, Id + 2 * nb, Rd, img_, eps_, acc_near, grids ? pairs + 2 : pairs};
+  Args an{tgt, n, nb, near_pool_.data(), batch, near_start, near, img_, eps_, acc_near, grids ? pairs + 2 : pairs};
   run_kernel(variant, an, st, "tree sums kernel (near)");
   cudaEventRecord(ev[1], st);
-  Args af{tgt, n, nb, far_pool_.data(), Id, Id + 3 * nb + 1, Rd + nrn, img_, eps_, acc_far, grids ? pairs + 2 : pairs + 1};
+  Args af{tgt, n, nb, far_pool_.data(), batch, far_start, far, img_, eps_, acc_far, grids ? pairs + 2 : pairs + 1};
   run_kernel(variant, af, st, "tree sums kernel (far)");
   cudaEventRecord(ev[2], st);
-  if (!grids) recs_.push_back({oi, orr, nb, nrn});  // (the bench replays the batches only)
   grid_launch_.push_back(grids);
   ++launches_;
-  pack_s += wall_seconds() - t;
 }
 #endif
+
+void TreeSumsDevice::launch_device(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
+                                   const long* far_start, const TreeSumRange* far) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (nb <= 0 || n_ <= 0) return;
+  queue_kernels(nb, batch, near_start, near, far_start, far, tgt_.data(), n_, acc_near_.data(), acc_far_.data(), false,
+                next_stream());
+#else
+  (void)nb, (void)batch, (void)near_start, (void)near, (void)far_start, (void)far;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
 
 void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs, long& far_pairs,
                             const std::function<const double*()>& far_extra) {

@@ -57,6 +57,12 @@ class TreeSumsDevice {
   // (separately) far[b], each in list order. Returns once the work is queued.
   void launch(int b0, int b1, const std::vector<long>& batch, const std::vector<std::vector<BRSourceRange>>& near,
               const std::vector<std::vector<BRSourceRange>>& far);
+  // Batches' lists built on the device (the lists' kernels, tree_lists_device.hpp): nb batches
+  // from the first, bounds `batch` (2 per batch), the near and far CSR (nb + 1 each, from 0) and
+  // their ranges, all device arrays that stay as they are until finish(). Queued like launch();
+  // the bench (BEATNIK_TREE_SUMS_BENCH) cannot replay such launches.
+  void launch_device(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
+                     const long* far_start, const TreeSumRange* far);
   // The dual traversal's target grids (tree_br_dual.cpp, docs/tree.md "The dual traversal on
   // the device"): m extra targets `pts` ([x|y|z], m each, host) in grids [bounds[2i],
   // bounds[2i+1]) of them, grid i summing near[i] (clusters' sources, the near pool) and far[i]
@@ -154,6 +160,10 @@ class TreeSumsDevice {
   void queue(int b0, int nb, const long* bounds, const std::vector<std::vector<BRSourceRange>>& near,
              const std::vector<std::vector<BRSourceRange>>& far, const double* tgt, long n, double* acc_near,
              double* acc_far, bool grids);
+  // The kernels of one launch on the next stream, its events recorded (queue, launch_device).
+  void queue_kernels(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
+                     const long* far_start, const TreeSumRange* far, const double* tgt, long n, double* acc_near,
+                     double* acc_far, bool grids, void* stream);
   void run_down();
   void* next_stream();
   void sync_streams();

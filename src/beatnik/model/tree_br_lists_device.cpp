@@ -1,0 +1,136 @@
+// -x cuda: the single traversal's interaction lists built on the device by the lists' kernels
+// (tree_lists_device.hpp; docs/tree.md "The lists on the device") and turned there into the
+// sums' source ranges, which the sums read without a trip through the host. The same terms in
+// the same order as the host's lists(), so the velocities are the same bits either way
+// (BEATNIK_TREE_LISTS=host keeps the host's walk, the A/B). Only the edge terms come back (a few
+// per cent of the terms): the edge stage numbers its tables' keys on the host.
+
+#include <cstdlib>
+#include <string>
+
+#include "beatnik/base/error.hpp"
+#include "beatnik/base/timers.hpp"
+#include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_lists_device.hpp"
+
+namespace beatnik::model {
+
+// lists_on_device, else BEATNIK_TREE_LISTS (host | device), else the device's.
+bool TreeBRSolver::device_lists() const {
+  static const int env = [] {
+    const char* e = std::getenv("BEATNIK_TREE_LISTS");
+    if (!e) return -1;
+    const std::string v(e);
+    if (v == "host") return 0;
+    if (v == "device") return 1;
+    throw Error("tree solver: BEATNIK_TREE_LISTS must be host or device, not '" + v + "'");
+  }();
+  const int v = lists_on_device >= 0 ? lists_on_device : env;
+  return device_ && !settings_.tree_dual && v != 0;
+}
+
+// The lists' kernels' input from this call's trees (balls() done): host arrays, which ListsPass
+// uploads; clusters[s] and sets[s] are tree s's array lengths.
+void TreeBRSolver::lists_input(std::vector<tree::ListTree>& trees, std::vector<tree::ListTarget>& targets,
+                               std::vector<long>& clusters, std::vector<long>& sets) const {
+  const int nt = static_cast<int>(sources_.size()), nb = batches();
+  trees.resize(nt);
+  clusters.resize(nt);
+  sets.resize(nt);
+  for (int s = 0; s < nt; ++s) {
+    const tree::SourceTree& S = sources_[s];
+    trees[s] = {S.clusters.data(),    S.full.data(),        S.proxy_start.data(), balls_[s].data(),
+                low_[s].first.data(), low_[s].theta.data(), S.remote ? 1 : 0};
+    clusters[s] = static_cast<long>(S.clusters.size());
+    sets[s] = static_cast<long>(low_[s].theta.size());
+  }
+  targets.resize(nb);
+  const std::vector<int>& leaves = tree_.leaves();
+  for (int b = 0; b < nb; ++b) {
+    const Target tg = target(leaves[b]);
+    tree::ListTarget& t = targets[b];
+    for (int d = 0; d < 3; ++d) {
+      t.lo[d] = tg.B.lo[d];
+      t.hi[d] = tg.B.hi[d];
+    }
+    t.b = tg.b;
+    t.t = tg.t;
+  }
+}
+
+namespace {
+tree::ListsInput input_of(const std::vector<tree::ListTree>& trees, const std::vector<tree::ListTarget>& targets,
+                          const tree::Rules& rules) {
+  tree::ListsInput in;
+  in.trees = trees.data();
+  in.nt = static_cast<int>(trees.size());
+  in.targets = targets.data();
+  in.nb = static_cast<int>(targets.size());
+  in.rules = rules;
+  return in;
+}
+}  // namespace
+
+// compute_device(): every batch's lists and ranges on the device (lists_dev_), the edge terms
+// brought back into edge_ (near_ and far_ left empty), the far terms' count per batch for the
+// load statistics. batch: 2 bounds per batch. Returns the (target, cluster image) far terms.
+long TreeBRSolver::lists_device(const std::vector<long>& batch) {
+  const int nb = batches(), nt = static_cast<int>(sources_.size());
+  balls();
+  std::vector<tree::ListTree> trees;
+  std::vector<tree::ListTarget> targets;
+  std::vector<long> clusters, sets;
+  lists_input(trees, targets, clusters, sets);
+  if (!lists_dev_) lists_dev_ = std::make_unique<tree::ListsPass>(space_);
+  lists_dev_->run(input_of(trees, targets, rules_), clusters, sets);
+  std::vector<tree::RangeTree> ranges(nt);
+  for (int s = 0; s < nt; ++s) {
+    const tree::SourceTree& S = sources_[s];
+    ranges[s] = {S.n, device_->base(false, s), device_->base(true, s), device_->base(true, nt + s),
+                 S.proxy_count.data(), low_[s].start.data(), low_[s].count.data()};
+  }
+  lists_dev_->ranges(ranges, clusters, sets, batch);
+  // The edge terms and every kind's batch bounds back (the near and far terms stay there).
+  const tree::HostLists h = lists_dev_->to_host(false);
+  const std::vector<long>* first = h.first;
+  const std::vector<tree::ListTerm>& edge = h.terms[2];
+  near_.resize(nb);
+  far_.resize(nb);
+  edge_.resize(nb);
+  long terms = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : terms)
+  for (int b = 0; b < nb; ++b) {
+    near_[b].clear();
+    far_[b].clear();
+    edge_[b].clear();
+    for (long i = first[2][b]; i < first[2][b + 1]; ++i) {
+      const tree::ListTerm& e = edge[i];
+      edge_[b].push_back({e.tree, e.cluster, e.mx, e.my, e.partial != 0, e.low, e.axis});
+    }
+    terms += (batch[2 * b + 1] - batch[2 * b]) * (first[1][b + 1] - first[1][b]);
+  }
+  return terms;
+}
+
+// Tests: the lists' kernels run in `space` on this call's trees, flattened as list_terms().
+std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
+  std::vector<tree::ListTree> trees;
+  std::vector<tree::ListTarget> targets;
+  std::vector<long> clusters, sets;
+  lists_input(trees, targets, clusters, sets);
+  tree::ListsPass pass(space);
+  pass.run(input_of(trees, targets, rules_), clusters, sets);
+  const tree::HostLists h = pass.to_host();
+  std::vector<long> out;
+  for (int b = 0; b < batches(); ++b)
+    for (int k = 0; k < 3; ++k) {
+      out.push_back(h.first[k][b + 1] - h.first[k][b]);
+      for (long i = h.first[k][b]; i < h.first[k][b + 1]; ++i) {
+        const tree::ListTerm& e = h.terms[k][i];
+        out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis});
+      }
+    }
+  return out;
+}
+
+}  // namespace beatnik::model
