@@ -808,7 +808,9 @@ TEST(TreeBR, DualFastListsEqualTheReference) {
 // the host's (lists: walk → decide) term for term: every batch's near, far and edge terms in
 // order, with their image, partial flag, lower-degree set and edge axis. The dual lists' cases
 // (periodic K = 1 and 2, free; TOL 1e-3, 1e-6, 1e-9; leaf 16), with and without edge terms; on
-// more than one rank the LET parts too.
+// more than one rank the LET parts too. With edge terms, the edge stage's keys numbered by the
+// kernels (ListsPass::edge_keys) equal the host's edge_keys(): the same keys in the same order
+// and every term's table number.
 TEST(TreeBR, ListsKernelEqualsTheHost) {
   struct Case {
     const char* boundary;
@@ -831,6 +833,7 @@ TEST(TreeBR, ListsKernelEqualsTheHost) {
         const std::vector<long> want = tree.list_terms();
         EXPECT_GT(want.size(), 0u) << what;
         EXPECT_EQ(tree.list_terms_kernel(), want) << what;
+        if (edge) EXPECT_EQ(tree.edge_key_terms_kernel(), tree.edge_key_terms()) << what << ": edge keys";
         const auto l = tree.take_loads().at(0);
         n[1] += l.cluster_terms;
         n[2] += l.low_terms;

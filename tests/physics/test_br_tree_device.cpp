@@ -152,7 +152,8 @@ TEST(TreeDevice, EqualsTheHostTree) {
 
 // The single traversal's lists by the lists' kernels run on the device (tree_lists_device.hpp,
 // ListsPass in Space::Device) equal the host's lists term for term, on a host-space solver's
-// trees after one call: periodic K = 1 and 2 and free, TOL 1e-3, 1e-6, 1e-9, edge terms on.
+// trees after one call: periodic K = 1 and 2 and free, TOL 1e-3, 1e-6, 1e-9, edge terms on; and
+// the edge stage's keys and term tables numbered on the device equal the host's.
 TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   struct Case {
@@ -172,6 +173,7 @@ TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
       const std::vector<long> want = tree.list_terms();
       EXPECT_GT(want.size(), 0u) << what;
       EXPECT_EQ(tree.list_terms_kernel(exec::Space::Device), want) << what;
+      EXPECT_EQ(tree.edge_key_terms_kernel(exec::Space::Device), tree.edge_key_terms()) << what << ": edge keys";
       edge += tree.take_loads().at(0).edge_terms;
     }
   EXPECT_GT(sum_ranks(edge), 0) << "no edge term";

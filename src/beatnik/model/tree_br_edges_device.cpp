@@ -119,6 +119,39 @@ void TreeBRSolver::edges_device() {
   }
 }
 
+// -x cuda, the lists built on the device (tree_br_lists_device.cpp): the same stage as
+// edges_device() with the keys numbered and the term lists made on the device from the device's
+// edge terms (ListsPass::edge_keys: the same slots in the same order, so the same tables and
+// bits); only the keys come back, for the tables' specs.
+void TreeBRSolver::edges_device_lists() {
+  const double t0 = wall_seconds();
+  edge_layout();
+  const std::vector<std::array<int, 4>> keys = lists_dev_->edge_keys(edge_base_);
+  const int nk = static_cast<int>(keys.size());
+  std::vector<EdgeTableSpec> specs(nk);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nk; ++k) specs[k] = edge_spec(keys[k]);
+  const auto& cl = sources_[0].clusters;
+  const std::vector<int>& leaves = tree_.leaves();
+  const int nb = batches();
+  std::vector<long> first(nb + 1, 0);
+  for (int b = 0; b < nb; ++b) first[b] = cl[leaves[b]].begin;
+  first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
+  const double host_s = wall_seconds() - t0;
+  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
+  edge_dev_->radix_sort = edge_radix_sort();
+  edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
+  edge_dev_->add_tables(specs);
+  edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
+  edge_dev_->add_sums(first, lists_dev_->first(2), lists_dev_->edge_terms(), lists_dev_->count(2));
+  load_.edge_tables = nk;
+  load_.edge_bytes = edge_dev_->bytes;
+  if (timers_) {
+    timers_->add("br.tree.compute.edge.keys", host_s + edge_dev_->host_s);
+    timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
+  }
+}
+
 // -x cuda, pipelined: before the first run's lists. Every key's slot (edge_keys()'s layout)
 // starts unnumbered (−1); edge_pipe_run numbers the slots its batches are the first to use.
 void TreeBRSolver::edge_pipe_begin() {

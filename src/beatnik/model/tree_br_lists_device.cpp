@@ -2,14 +2,15 @@
 // (tree_lists_device.hpp; docs/tree.md "The lists on the device") and turned there into the
 // sums' source ranges, which the sums read without a trip through the host. The same terms in
 // the same order as the host's lists(), so the velocities are the same bits either way
-// (BEATNIK_TREE_LISTS=host keeps the host's walk, the A/B). Only the edge terms come back (a few
-// per cent of the terms): the edge stage numbers its tables' keys on the host.
+// (BEATNIK_TREE_LISTS=host keeps the host's walk, the A/B). Only the batches' bounds come back;
+// the edge stage numbers its tables' keys from the device's edge terms (edges_device_lists).
 
 #include <cstdlib>
 #include <string>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/memory.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 #include "beatnik/model/tree_lists_device.hpp"
 
@@ -71,9 +72,9 @@ tree::ListsInput input_of(const std::vector<tree::ListTree>& trees, const std::v
 }
 }  // namespace
 
-// compute_device(): every batch's lists and ranges on the device (lists_dev_), the edge terms
-// brought back into edge_ (near_ and far_ left empty), the far terms' count per batch for the
-// load statistics. batch: 2 bounds per batch. Returns the (target, cluster image) far terms.
+// compute_device(): every batch's lists and ranges on the device (lists_dev_; near_, far_ and
+// edge_ left empty), the (target, cluster image) edge terms counted into load_. batch: 2 bounds
+// per batch. Returns the (target, cluster image) far terms.
 long TreeBRSolver::lists_device(const std::vector<long>& batch) {
   const int nb = batches(), nt = static_cast<int>(sources_.size());
   balls();
@@ -90,25 +91,23 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
                  S.proxy_count.data(), low_[s].start.data(), low_[s].count.data()};
   }
   lists_dev_->ranges(ranges, clusters, sets, batch);
-  // The edge terms and every kind's batch bounds back (the near and far terms stay there).
-  const tree::HostLists h = lists_dev_->to_host(false);
+  // Every kind's batch bounds back (the terms stay there: the edge stage numbers its keys on the
+  // device too, edges_device_lists).
+  const tree::HostLists h = lists_dev_->to_host(false, false);
   const std::vector<long>* first = h.first;
-  const std::vector<tree::ListTerm>& edge = h.terms[2];
   near_.resize(nb);
   far_.resize(nb);
   edge_.resize(nb);
-  long terms = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : terms)
+  long terms = 0, edge_terms = 0;
+#pragma omp parallel for schedule(static) reduction(+ : terms, edge_terms)
   for (int b = 0; b < nb; ++b) {
     near_[b].clear();
     far_[b].clear();
     edge_[b].clear();
-    for (long i = first[2][b]; i < first[2][b + 1]; ++i) {
-      const tree::ListTerm& e = edge[i];
-      edge_[b].push_back({e.tree, e.cluster, e.mx, e.my, e.partial != 0, e.low, e.axis});
-    }
     terms += (batch[2 * b + 1] - batch[2 * b]) * (first[1][b + 1] - first[1][b]);
+    edge_terms += (batch[2 * b + 1] - batch[2 * b]) * (first[2][b + 1] - first[2][b]);
   }
+  load_.edge_terms += edge_terms;
   return terms;
 }
 
@@ -130,6 +129,38 @@ std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
         out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis});
       }
     }
+  return out;
+}
+
+std::vector<long> TreeBRSolver::edge_key_terms() {
+  const std::vector<std::array<int, 4>> keys = edge_keys();
+  std::vector<long> out{static_cast<long>(keys.size())};
+  for (const auto& k : keys) out.insert(out.end(), k.begin(), k.end());
+  for (const std::vector<int>& t : edge_table_) {
+    out.push_back(static_cast<long>(t.size()));
+    out.insert(out.end(), t.begin(), t.end());
+  }
+  return out;
+}
+
+std::vector<long> TreeBRSolver::edge_key_terms_kernel(exec::Space space) {
+  std::vector<tree::ListTree> trees;
+  std::vector<tree::ListTarget> targets;
+  std::vector<long> clusters, sets;
+  lists_input(trees, targets, clusters, sets);
+  tree::ListsPass pass(space);
+  pass.run(input_of(trees, targets, rules_), clusters, sets);
+  edge_layout();
+  const std::vector<std::array<int, 4>> keys = pass.edge_keys(edge_base_);
+  const tree::HostLists h = pass.to_host(false, false);
+  std::vector<EdgeTermDev> terms(static_cast<size_t>(pass.count(2)));
+  if (!terms.empty()) exec::copy(terms.data(), exec::Space::Host, pass.edge_terms(), space, terms.size());
+  std::vector<long> out{static_cast<long>(keys.size())};
+  for (const auto& k : keys) out.insert(out.end(), k.begin(), k.end());
+  for (int b = 0; b < batches(); ++b) {
+    out.push_back(h.first[2][b + 1] - h.first[2][b]);
+    for (long i = h.first[2][b]; i < h.first[2][b + 1]; ++i) out.push_back(terms[size_t(i)].table);
+  }
   return out;
 }
 

@@ -1154,7 +1154,8 @@ void TreeBRSolver::compute_device() {
   // it comes back (the same addition, far + edge per target, as the host's edges()).
   if (pipe == 0) {
     const double edge_t0 = wall_seconds();
-    edges_device();
+    if (dev_lists) edges_device_lists();
+    else edges_device();
     edge_s = wall_seconds() - edge_t0;
   }
   double down_s = 0.0;

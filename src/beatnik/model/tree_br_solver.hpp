@@ -181,6 +181,11 @@ class TreeBRSolver : public BRSolver {
   // kernels (tree_lists_device.hpp, run in `space`) from the call's trees, flattened alike.
   std::vector<long> list_terms() const;
   std::vector<long> list_terms_kernel(exec::Space space = exec::Space::Host) const;
+  // Tests, single traversal, after a host call: the edge stage's keys numbered on the host
+  // (edge_keys) and by the lists' kernels (ListsPass::edge_keys, in `space`), flattened alike:
+  // the key count, each key's 4 fields, then per batch its edge terms' count and table numbers.
+  std::vector<long> edge_key_terms();
+  std::vector<long> edge_key_terms_kernel(exec::Space space = exec::Space::Host);
 
  private:
   struct Term {  // one entry of a batch's interaction list
@@ -214,6 +219,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<std::array<int, 4>> edge_keys();
   const double* edge_set(const std::array<int, 4>& key, int* dg, int& m) const;
   void edges_device();
+  void edges_device_lists();  // edges_device() from the lists built on the device
   void edge_layout();
   long edge_slot(const Term& e) const;  // edge_keys()'s slot of an edge term's key
   EdgeTableSpec edge_spec(const std::array<int, 4>& key) const;

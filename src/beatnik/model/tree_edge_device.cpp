@@ -1117,7 +1117,6 @@ void TreeEdgeDevice::begin_sums(const double* tgt, long n, const BRImages& img, 
 
 void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<long>& start,
                               const std::vector<EdgeTermDev>& terms) {
-  const exec::Space S = space_;
   const double t0 = wall_seconds();
   const int nb = static_cast<int>(first.size()) - 1;
   const long nterms = static_cast<long>(terms.size());
@@ -1142,11 +1141,32 @@ void TreeEdgeDevice::add_sums(const std::vector<long>& first, const std::vector<
   upload(start_.data(), start.data(), start.size());
   upload(terms_.data(), terms.data(), terms.size());
   copy_s += wall_seconds() - tc;
+  queue_sums(first, start_.data(), terms_.data(), t0);
+}
+
+void TreeEdgeDevice::add_sums(const std::vector<long>& first, const long* start, const EdgeTermDev* terms,
+                              long nterms) {
+  const double t0 = wall_seconds();
+  const int nb = static_cast<int>(first.size()) - 1;
+  if (nb <= 0 || nterms == 0 || n_ <= 0) return;
+  if (first.back() > n_ || first.front() < 0) throw Error("tree edge sums: batches beyond the targets");
+  exec::WorkStreamScope on(stream_);
+  grow(first_, first.size());
+  const double tc = wall_seconds();
+  upload(first_.data(), first.data(), first.size());
+  copy_s += wall_seconds() - tc;
+  queue_sums(first, start, terms, t0);
+}
+
+void TreeEdgeDevice::queue_sums(const std::vector<long>& first, const long* start, const EdgeTermDev* terms,
+                                double t0) {
+  const exec::Space S = space_;
+  const int nb = static_cast<int>(first.size()) - 1;
   void* ev0 = event();
   record(ev0, stream_);
   const double t1 = wall_seconds();
   const long q0 = first.front(), nq = first.back() - q0;
-  sum_pass(S, SumArgs{n_, q0, nq, tgt_, nb, first_.data(), start_.data(), terms_.data(), tabs_.data(), sorted_.data(),
+  sum_pass(S, SumArgs{n_, q0, nq, tgt_, nb, first_.data(), start, terms, tabs_.data(), sorted_.data(),
                      prefix_.data(), prox_pool_, img_, eps_, acc_.data(), counts_.data()},
            sum_variant(kernel_variant));
   void* ev1 = event();

@@ -61,6 +61,10 @@ class TreeEdgeDevice {
   // ascending, first.back() ≤ n) and the terms [start[b], start[b+1]) of `terms` (start[0] = 0),
   // in list order; a target's velocity is its batch's terms' sum. Returns without waiting.
   void add_sums(const std::vector<long>& first, const std::vector<long>& start, const std::vector<EdgeTermDev>& terms);
+  // The same with the CSR (nb + 1, from 0) and the terms (nterms, tables added before) already
+  // in this object's space, unchanged until wait() (the lists built on the device:
+  // tree_lists_device.hpp); their tables are not checked on the host.
+  void add_sums(const std::vector<long>& first, const long* start, const EdgeTermDev* terms, long nterms);
   // begin() and add_tables() at once (the tests, the one-shot path).
   void build(const std::vector<EdgeTableSpec>& specs, const double* src_pool, const double* prox_pool, int p);
   // Waits for the queued work; then the pair counts and the device times below are the call's.
@@ -116,6 +120,8 @@ class TreeEdgeDevice {
 
  private:
   void sync() const;  // waits for this object's stream (device)
+  // A piece's sums on the stream (add_sums): first_ uploaded, start and terms in this space.
+  void queue_sums(const std::vector<long>& first, const long* start, const EdgeTermDev* terms, double t0);
   // n elements of v (host) to dst (this space), queued on the stream (through the page-locked
   // staging while it has room, else from v: pageable, which may wait for the stream).
   template <class T>

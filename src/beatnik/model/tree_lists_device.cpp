@@ -232,6 +232,8 @@ void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, c
                       a.low_theta.data(),  h.remote};
   }
   upload(tree_table_, space_, dev.data(), nt);
+  host_trees_ = dev;  // (device pointers: for per-tree kernels)
+  host_clusters_ = clusters;
   upload(targets_, space_, host.targets, host.nb);
   in_ = host;
   in_.trees = tree_table_.data();
@@ -370,14 +372,72 @@ void ListsPass::ranges(const std::vector<RangeTree>& trees, const std::vector<lo
   low_total_ = scan_.run(low, near_counts_.data(), nb);
 }
 
-HostLists ListsPass::to_host(bool terms) {
+namespace {
+// An edge term's slot in TreeBRSolver::edge_keys' layout (its edge_slot): tree s's slots from
+// base[s]; cluster c's at base[s] + 2·(c + first[c]), 1 + its sets per axis.
+BEATNIK_HOST_DEVICE inline long edge_slot(const ListTree& T, const long* base, const ListTerm& e) {
+  const int c = e.cluster, f = T.low_first[c], sets = T.low_first[c + 1] - f;
+  return base[e.tree] + 2L * (c + f) + e.axis * (1L + sets) + (e.low < 0 ? 0 : 1 + e.low - f);
+}
+}  // namespace
+
+std::vector<std::array<int, 4>> ListsPass::edge_keys(const std::vector<long>& base) {
+  exec::WorkStreamScope on(stream());
+  const int nt = in_.nt;
+  const long slots = base[size_t(nt)], ne = total_[2];
+  upload(slot_base_, space_, base.data(), nt + 1);
+  exec::grow(slot_mark_, space_, size_t(slots) + 1);
+  exec::grow(slot_index_, space_, size_t(slots) + 1);
+  exec::grow(edge_terms_, space_, size_t(ne));
+  long* mark = slot_mark_.data();
+  long* index = slot_index_.data();
+  const long* b = slot_base_.data();
+  const ListTree* L = in_.trees;
+  const ListTerm* edge = terms_[2].data();
+  exec::parallel_for(space_, slots, [=] BEATNIK_HOST_DEVICE(long q) { mark[q] = 0; });
+  // Every slot a term uses marked (the same value from every term: no race on its result).
+  exec::parallel_for(space_, ne, [=] BEATNIK_HOST_DEVICE(long i) { mark[edge_slot(L[edge[i].tree], b, edge[i])] = 1; });
+  const long nk = scan_.run(mark, index, slots);  // a marked slot's key number
+  exec::grow(keys_, space_, 4 * size_t(nk));
+  int* keys = keys_.data();
+  for (int s = 0; s < nt; ++s) {  // each cluster's slots, in order: its keys at their numbers
+    const ListTree T = host_trees_[size_t(s)];
+    const long nc = host_clusters_[size_t(s)];
+    const long b0 = base[size_t(s)];
+    exec::parallel_for(space_, nc, [=] BEATNIK_HOST_DEVICE(long c) {
+      const int f0 = T.low_first[c], f1 = T.low_first[c + 1];
+      long q = b0 + 2 * (c + f0);
+      for (int axis = 0; axis < 2; ++axis)
+        for (int low = f0 - 1; low < f1; ++low, ++q)
+          if (mark[q]) {
+            int* k = keys + 4 * index[q];
+            k[0] = s;
+            k[1] = static_cast<int>(c);
+            k[2] = axis;
+            k[3] = low < f0 ? -1 : low;
+          }
+    });
+  }
+  EdgeTermDev* out = edge_terms_.data();
+  exec::parallel_for(space_, ne, [=] BEATNIK_HOST_DEVICE(long i) {
+    const ListTerm& e = edge[i];
+    out[i] = {static_cast<int>(index[edge_slot(L[e.tree], b, e)]), e.mx, e.my};
+  });
+  std::vector<int> flat(4 * size_t(nk));
+  download(flat.data(), keys, flat.size());
+  std::vector<std::array<int, 4>> k(static_cast<size_t>(nk));
+  for (long i = 0; i < nk; ++i) k[size_t(i)] = {flat[4 * i], flat[4 * i + 1], flat[4 * i + 2], flat[4 * i + 3]};
+  return k;
+}
+
+HostLists ListsPass::to_host(bool near_far, bool edge) {
   exec::WorkStreamScope on(stream());
   HostLists h;
   const int nb = in_.nb;
   for (int k = 0; k < 3; ++k) {
     h.first[k].resize(size_t(nb + 1));
     download(h.first[k].data(), first_.data() + k * (nb + 1), size_t(nb + 1));
-    if (!terms && k < 2) continue;
+    if (!(k < 2 ? near_far : edge)) continue;
     h.terms[k].resize(size_t(total_[k]));
     download(h.terms[k].data(), terms_[k].data(), size_t(total_[k]));
   }

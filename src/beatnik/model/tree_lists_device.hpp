@@ -13,11 +13,13 @@
 // compute_device), and ranges() turns them into the device sums' source ranges without a trip
 // through the host. Compared term for term with the host's lists on the host
 // (ListsKernelEqualsTheHost) and on the device (ListsKernelOnTheDeviceEqualsTheHosts).
+#include <array>
 #include <vector>
 
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/scan.hpp"
 #include "beatnik/exec/space.hpp"
+#include "beatnik/model/tree_edge_device.hpp"
 #include "beatnik/model/tree_let.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
 
@@ -93,9 +95,9 @@ class ListsPass {
   const ListTerm* terms(int kind) const { return terms_[kind].data(); }  // in the pass's space
   long count(int kind) const { return total_[kind]; }
   const long* first(int kind) const { return first_.data() + kind * (in_.nb + 1); }  // nb + 1 bounds
-  // The lists brought back: every kind's batch bounds, and the terms of every kind (terms) or of
-  // the edge terms only.
-  HostLists to_host(bool terms = true);
+  // The lists brought back: every kind's batch bounds, the near and far terms when near_far,
+  // the edge terms when edge.
+  HostLists to_host(bool near_far = true, bool edge = true);
   // After run(): the sums' ranges of every batch in the pass's space, as TreeBRSolver's
   // near_ranges and far_ranges make them (adjacent near terms of one tree and image without a
   // window merged; one far range per far term) and flattened as TreeSumsDevice::launch does.
@@ -111,6 +113,13 @@ class ListsPass {
   const long* batch() const { return batch_.data(); }  // the batches' bounds, in the pass's space
   long near_range_count() const { return near_total_; }
   long low_terms() const { return low_total_; }
+  // After run(): the edge stage's keys from the edge terms, as TreeBRSolver::edge_keys numbers
+  // them (every (tree, cluster, axis, set) a term uses, once, in slot order: tree, cluster, axis,
+  // the degree-p proxies then the cluster's lower-degree sets) and each edge term's table (its
+  // key's number) and image in edge_terms(), in the pass's space; base[s]: tree s's first slot
+  // (TreeBRSolver::edge_layout, nt + 1 entries). Returns the keys (tree, cluster, axis, set or −1).
+  std::vector<std::array<int, 4>> edge_keys(const std::vector<long>& base);
+  const EdgeTermDev* edge_terms() const { return edge_terms_.data(); }
 
  private:
   struct TreeArrays {
@@ -130,6 +139,11 @@ class ListsPass {
   exec::Buffer<long> batch_, near_counts_, near_first_, low_;
   exec::Buffer<TreeSumRange> near_ranges_, far_ranges_;
   long near_total_ = 0, low_total_ = 0;
+  exec::Buffer<long> slot_mark_, slot_index_, slot_base_;
+  exec::Buffer<int> keys_;
+  exec::Buffer<EdgeTermDev> edge_terms_;
+  std::vector<ListTree> host_trees_;  // the trees as the kernels read them (pointers in the pass's space)
+  std::vector<long> host_clusters_;
   exec::Space space_;
   void* stream_ = nullptr;  // the device's passes' own stream (stream())
   void* stream();
