@@ -24,8 +24,9 @@
 // the sources left on the device in tree order; BEATNIK_TREE_BUILD=host builds on the host), the
 // upward pass (model/tree_upward.hpp), the lower-degree sets'
 // strengths (model/tree_low_device.hpp), the near and far sums (model/tree_sums_device.hpp) and
-// the edge terms' tables and sums (model/tree_edge_device.hpp) run on the device; the LET, the
-// lists and the lower-degree sets' layout on the host from the tree's clusters (downloaded), and
+// the edge terms' tables and sums (model/tree_edge_device.hpp) and the single traversal's lists
+// (model/tree_lists_device.hpp, unless BEATNIK_TREE_LISTS=host) run on the device; the LET, the
+// dual traversal's lists and the lower-degree sets' layout on the host from the tree's clusters (downloaded), and
 // with several ranks and a LET packed on the host from the particles in tree order (downloaded).
 // On one rank with the device build the particles never leave the device (no migration: the
 // velocities go from tree order into the field on the device). Otherwise the particles live on

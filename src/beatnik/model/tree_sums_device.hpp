@@ -1,7 +1,8 @@
 #pragma once
 // The tree solver's near and far sums on the device (-S tree -x cuda, docs/tree.md "On the
-// GPU"). The tree, the LET and the interaction lists stay on the host; the sums take the
-// batches' source ranges (the host kernel's BRSourceRange, pointing into host arrays), flatten
+// GPU"). With lists built on the host the sums take the batches' source ranges (the host
+// kernel's BRSourceRange, pointing into host arrays; with lists built on the device their ranges
+// come ready in device memory, launch_device), flatten
 // them (CSR: batch → ranges, each an offset into one pool of the source arrays, an image shift
 // and the window flag), copy them to the device and run a kernel (the batch's ranges read as one
 // stream of sources, staged through shared memory in tiles of 32, two targets per lane, one or
