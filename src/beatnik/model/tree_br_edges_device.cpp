@@ -81,42 +81,24 @@ static bool edge_radix_sort() {
 void TreeBRSolver::edges_device() {
   const double t0 = wall_seconds();
   const std::vector<std::array<int, 4>> keys = edge_keys();
-  const int nk = static_cast<int>(keys.size());
-  std::vector<EdgeTableSpec> specs(nk);
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < nk; ++k) specs[k] = edge_spec(keys[k]);
-  const auto& cl = sources_[0].clusters;
-  const std::vector<int>& leaves = tree_.leaves();
+  const std::vector<EdgeTableSpec> specs = edge_specs(keys);
+  const std::vector<long> first = batch_first();
   const int nb = static_cast<int>(edge_.size());
-  std::vector<long> first(nb + 1, 0), start(nb + 1, 0);
-  for (int b = 0; b < nb; ++b) {  // batch bounds and the CSR offsets (a running sum)
-    first[b] = cl[leaves[b]].begin;
-    if (b > 0 && cl[leaves[b - 1]].end != first[b]) throw Error("tree solver: the batches are not consecutive");
-    start[b + 1] = start[b] + static_cast<long>(edge_[b].size());
-  }
-  first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
+  std::vector<long> start(nb + 1, 0);
+  for (int b = 0; b < nb; ++b) start[b + 1] = start[b] + static_cast<long>(edge_[b].size());  // the CSR
   std::vector<EdgeTermDev> terms(start[nb]);
   long edge_terms = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : edge_terms)
   for (int b = 0; b < nb; ++b) {
     for (size_t i = 0; i < edge_[b].size(); ++i)
       terms[start[b] + i] = {edge_table_[b][i], edge_[b][i].mx, edge_[b][i].my};
-    edge_terms += cl[leaves[b]].count() * static_cast<long>(edge_[b].size());
+    edge_terms += (first[b + 1] - first[b]) * static_cast<long>(edge_[b].size());
   }
   load_.edge_terms += edge_terms;
   const double host_s = wall_seconds() - t0;
-  if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
-  edge_dev_->radix_sort = edge_radix_sort();
-  edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
-  edge_dev_->add_tables(specs);
-  edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
+  edge_tables_queue(specs);
   edge_dev_->add_sums(first, start, terms);
-  load_.edge_tables = nk;
-  load_.edge_bytes = edge_dev_->bytes;
-  if (timers_) {
-    timers_->add("br.tree.compute.edge.keys", host_s + edge_dev_->host_s);
-    timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
-  }
+  edge_stage_queued(static_cast<int>(keys.size()), host_s);
 }
 
 // -x cuda, the lists built on the device (tree_br_lists_device.cpp): the same stage as
@@ -127,23 +109,49 @@ void TreeBRSolver::edges_device_lists() {
   const double t0 = wall_seconds();
   edge_layout();
   const std::vector<std::array<int, 4>> keys = lists_dev_->edge_keys(edge_base_);
+  const std::vector<EdgeTableSpec> specs = edge_specs(keys);
+  const std::vector<long> first = batch_first();
+  const double host_s = wall_seconds() - t0;
+  edge_tables_queue(specs);
+  edge_dev_->add_sums(first, lists_dev_->first(2), lists_dev_->edge_terms(), lists_dev_->count(2));
+  edge_stage_queued(static_cast<int>(keys.size()), host_s);
+}
+
+// The keys' table specs (in parallel).
+std::vector<EdgeTableSpec> TreeBRSolver::edge_specs(const std::vector<std::array<int, 4>>& keys) const {
   const int nk = static_cast<int>(keys.size());
   std::vector<EdgeTableSpec> specs(nk);
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nk; ++k) specs[k] = edge_spec(keys[k]);
+  return specs;
+}
+
+// The batches' target bounds: batch b holds this tree's sources [first[b], first[b+1]).
+std::vector<long> TreeBRSolver::batch_first() const {
   const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = batches();
   std::vector<long> first(nb + 1, 0);
-  for (int b = 0; b < nb; ++b) first[b] = cl[leaves[b]].begin;
+  for (int b = 0; b < nb; ++b) {
+    first[b] = cl[leaves[b]].begin;
+    if (b > 0 && cl[leaves[b - 1]].end != first[b]) throw Error("tree solver: the batches are not consecutive");
+  }
   first[nb] = nb > 0 ? cl[leaves[nb - 1]].end : 0;
-  const double host_s = wall_seconds() - t0;
+  return first;
+}
+
+// The one-shot edge stage's call begun on the edge object's stream: its tables queued, its sums
+// started (the caller adds them).
+void TreeBRSolver::edge_tables_queue(const std::vector<EdgeTableSpec>& specs) {
   if (!edge_dev_) edge_dev_ = std::make_unique<TreeEdgeDevice>(space_);
   edge_dev_->radix_sort = edge_radix_sort();
   edge_dev_->begin(device_->near_pool(), device_->far_pool(), settings_.tree_degree);
   edge_dev_->add_tables(specs);
   edge_dev_->begin_sums(device_->targets(), sources_[0].n, rules_.images, eps_);
-  edge_dev_->add_sums(first, lists_dev_->first(2), lists_dev_->edge_terms(), lists_dev_->count(2));
+}
+
+// The one-shot stage queued: its loads and its host timers (nk keys; host_s before the queueing).
+void TreeBRSolver::edge_stage_queued(int nk, double host_s) {
   load_.edge_tables = nk;
   load_.edge_bytes = edge_dev_->bytes;
   if (timers_) {

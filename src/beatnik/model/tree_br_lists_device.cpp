@@ -111,14 +111,18 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
   return terms;
 }
 
-// Tests: the lists' kernels run in `space` on this call's trees, flattened as list_terms().
-std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
+void TreeBRSolver::lists_kernel(tree::ListsPass& pass) const {
   std::vector<tree::ListTree> trees;
   std::vector<tree::ListTarget> targets;
   std::vector<long> clusters, sets;
   lists_input(trees, targets, clusters, sets);
-  tree::ListsPass pass(space);
   pass.run(input_of(trees, targets, rules_), clusters, sets);
+}
+
+// Tests: the lists' kernels run in `space` on this call's trees, flattened as list_terms().
+std::vector<long> TreeBRSolver::list_terms_kernel(exec::Space space) const {
+  tree::ListsPass pass(space);
+  lists_kernel(pass);
   const tree::HostLists h = pass.to_host();
   std::vector<long> out;
   for (int b = 0; b < batches(); ++b)
@@ -144,12 +148,8 @@ std::vector<long> TreeBRSolver::edge_key_terms() {
 }
 
 std::vector<long> TreeBRSolver::edge_key_terms_kernel(exec::Space space) {
-  std::vector<tree::ListTree> trees;
-  std::vector<tree::ListTarget> targets;
-  std::vector<long> clusters, sets;
-  lists_input(trees, targets, clusters, sets);
   tree::ListsPass pass(space);
-  pass.run(input_of(trees, targets, rules_), clusters, sets);
+  lists_kernel(pass);
   edge_layout();
   const std::vector<std::array<int, 4>> keys = pass.edge_keys(edge_base_);
   const tree::HostLists h = pass.to_host(false, false);

@@ -221,6 +221,11 @@ class TreeBRSolver : public BRSolver {
   const double* edge_set(const std::array<int, 4>& key, int* dg, int& m) const;
   void edges_device();
   void edges_device_lists();  // edges_device() from the lists built on the device
+  std::vector<EdgeTableSpec> edge_specs(const std::vector<std::array<int, 4>>& keys) const;
+  std::vector<long> batch_first() const;  // the batches' target bounds (nb + 1)
+  void edge_tables_queue(const std::vector<EdgeTableSpec>& specs);
+  void edge_stage_queued(int keys, double host_s);
+  void lists_kernel(tree::ListsPass& pass) const;  // tests: the lists' kernels on this call's trees
   void edge_layout();
   long edge_slot(const Term& e) const;  // edge_keys()'s slot of an edge term's key
   EdgeTableSpec edge_spec(const std::array<int, 4>& key) const;
