@@ -810,7 +810,9 @@ TEST(TreeBR, DualFastListsEqualTheReference) {
 // (periodic K = 1 and 2, free; TOL 1e-3, 1e-6, 1e-9; leaf 16), with and without edge terms; on
 // more than one rank the LET parts too. With edge terms, the edge stage's keys numbered by the
 // kernels (ListsPass::edge_keys) equal the host's edge_keys(): the same keys in the same order
-// and every term's table number.
+// and every term's table number. The sums' ranges made from the kernels' lists (ListsPass::ranges)
+// equal those the host makes from its lists (near_ranges' merges, far_ranges), with the terms
+// through a lower-degree set counted alike.
 TEST(TreeBR, ListsKernelEqualsTheHost) {
   struct Case {
     const char* boundary;
@@ -834,6 +836,7 @@ TEST(TreeBR, ListsKernelEqualsTheHost) {
         EXPECT_GT(want.size(), 0u) << what;
         EXPECT_EQ(tree.list_terms_kernel(), want) << what;
         if (edge) EXPECT_EQ(tree.edge_key_terms_kernel(), tree.edge_key_terms()) << what << ": edge keys";
+        EXPECT_EQ(tree.range_terms_kernel(), tree.range_terms()) << what << ": the sums' ranges";
         const auto l = tree.take_loads().at(0);
         n[1] += l.cluster_terms;
         n[2] += l.low_terms;

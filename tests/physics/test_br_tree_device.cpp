@@ -174,6 +174,7 @@ TEST(TreeDevice, ListsKernelOnTheDeviceEqualsTheHosts) {
       EXPECT_GT(want.size(), 0u) << what;
       EXPECT_EQ(tree.list_terms_kernel(exec::Space::Device), want) << what;
       EXPECT_EQ(tree.edge_key_terms_kernel(exec::Space::Device), tree.edge_key_terms()) << what << ": edge keys";
+      EXPECT_EQ(tree.range_terms_kernel(exec::Space::Device), tree.range_terms()) << what << ": the sums' ranges";
       edge += tree.take_loads().at(0).edge_terms;
     }
   EXPECT_GT(sum_ranks(edge), 0) << "no edge term";

@@ -111,12 +111,14 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
   return terms;
 }
 
-void TreeBRSolver::lists_kernel(tree::ListsPass& pass) const {
+void TreeBRSolver::lists_kernel(tree::ListsPass& pass, std::vector<long>* clusters_out, std::vector<long>* sets_out) const {
   std::vector<tree::ListTree> trees;
   std::vector<tree::ListTarget> targets;
   std::vector<long> clusters, sets;
   lists_input(trees, targets, clusters, sets);
   pass.run(input_of(trees, targets, rules_), clusters, sets);
+  if (clusters_out) *clusters_out = clusters;
+  if (sets_out) *sets_out = sets;
 }
 
 // Tests: the lists' kernels run in `space` on this call's trees, flattened as list_terms().
@@ -161,6 +163,97 @@ std::vector<long> TreeBRSolver::edge_key_terms_kernel(exec::Space space) {
     out.push_back(h.first[2][b + 1] - h.first[2][b]);
     for (long i = h.first[2][b]; i < h.first[2][b + 1]; ++i) out.push_back(terms[size_t(i)].table);
   }
+  return out;
+}
+
+namespace {
+// The tests' pools: tree by tree, the sources (near), the degree-p proxies then the sets (far).
+struct TestPools {
+  std::vector<long> near, far, low;
+};
+TestPools test_pools(const std::vector<tree::SourceTree>& sources, const std::vector<tree::LowSets>& low) {
+  TestPools p;
+  long n = 0, f = 0;
+  for (const tree::SourceTree& S : sources) {
+    p.near.push_back(n);
+    n += static_cast<long>(S.pts.size());
+    p.far.push_back(f);
+    f += static_cast<long>(S.proxies.size());
+  }
+  for (const tree::LowSets& l : low) {
+    p.low.push_back(f);
+    f += static_cast<long>(l.pts.size());
+  }
+  return p;
+}
+}  // namespace
+
+std::vector<long> TreeBRSolver::range_terms() {
+  const TestPools P = test_pools(sources_, low_);
+  const int nt = static_cast<int>(sources_.size());
+  // A host range's pool offset: the array its pointer lies in, from the pools' layout.
+  const auto offset = [&](const BRSourceRange& r, bool far) -> long {
+    for (int s = 0; s < nt; ++s) {
+      const tree::SourceTree& S = sources_[s];
+      if (!far && r.p == S.pts.data()) return P.near[s] + r.k0;
+      if (far && r.p >= S.proxies.data() && r.p < S.proxies.data() + S.proxies.size())
+        return P.far[s] + (r.p - S.proxies.data()) + r.k0;
+      if (far && r.p >= low_[s].pts.data() && r.p < low_[s].pts.data() + low_[s].pts.size())
+        return P.low[s] + (r.p - low_[s].pts.data()) + r.k0;
+    }
+    throw Error("tree solver test: a range outside every array");
+  };
+  std::vector<long> out;
+  std::vector<BRSourceRange> ranges;
+  long low = 0;
+  for (int b = 0; b < batches(); ++b) {
+    for (bool far : {false, true}) {
+      if (far) far_ranges(b, ranges), low += low_terms(b);
+      else near_ranges(b, ranges);
+      out.push_back(static_cast<long>(ranges.size()));
+      for (const BRSourceRange& r : ranges)
+        out.insert(out.end(), {offset(r, far), r.stride, r.k1 - r.k0, r.mx, r.my, r.window ? 1L : 0L});
+    }
+  }
+  out.push_back(low);
+  return out;
+}
+
+std::vector<long> TreeBRSolver::range_terms_kernel(exec::Space space) {
+  tree::ListsPass pass(space);
+  std::vector<long> clusters, sets;
+  lists_kernel(pass, &clusters, &sets);
+  const TestPools P = test_pools(sources_, low_);
+  const int nt = static_cast<int>(sources_.size());
+  std::vector<tree::RangeTree> rt(nt);
+  for (int s = 0; s < nt; ++s)
+    rt[s] = {sources_[s].n, P.near[s], P.far[s], P.low[s], sources_[s].proxy_count.data(), low_[s].start.data(),
+             low_[s].count.data()};
+  const std::vector<long> batch = [&] {
+    const std::vector<long> first = batch_first();
+    std::vector<long> b;
+    for (size_t i = 0; i + 1 < first.size(); ++i) b.insert(b.end(), {first[i], first[i + 1]});
+    return b;
+  }();
+  pass.ranges(rt, clusters, sets, batch);
+  const tree::HostLists h = pass.to_host(false, false);
+  const int nb = batches();
+  std::vector<long> nf(size_t(nb) + 1);
+  exec::copy(nf.data(), exec::Space::Host, pass.near_first(), space, nf.size());
+  std::vector<TreeSumRange> nr(static_cast<size_t>(pass.near_range_count())), fr(static_cast<size_t>(pass.count(1)));
+  if (!nr.empty()) exec::copy(nr.data(), exec::Space::Host, pass.near_ranges(), space, nr.size());
+  if (!fr.empty()) exec::copy(fr.data(), exec::Space::Host, pass.far_ranges(), space, fr.size());
+  std::vector<long> out;
+  for (int b = 0; b < nb; ++b)
+    for (bool far : {false, true}) {
+      const long i0 = far ? h.first[1][b] : nf[b], i1 = far ? h.first[1][b + 1] : nf[b + 1];
+      out.push_back(i1 - i0);
+      for (long i = i0; i < i1; ++i) {
+        const TreeSumRange& r = far ? fr[size_t(i)] : nr[size_t(i)];
+        out.insert(out.end(), {static_cast<long>(r.off), r.stride, r.count, r.mx, r.my, static_cast<long>(r.window)});
+      }
+    }
+  out.push_back(pass.low_terms());
   return out;
 }
 

@@ -187,6 +187,13 @@ class TreeBRSolver : public BRSolver {
   // the key count, each key's 4 fields, then per batch its edge terms' count and table numbers.
   std::vector<long> edge_key_terms();
   std::vector<long> edge_key_terms_kernel(exec::Space space = exec::Space::Host);
+  // Tests, single traversal, after a host call: every batch's sums ranges from the host's lists
+  // (near_ranges, far_ranges) and from the lists' kernels (ListsPass::ranges, in `space`), each
+  // as (offset, stride, count, mx, my, window) in pools laid out tree by tree (sources; proxies;
+  // lower-degree sets), flattened per batch (near count, ranges, far count, ranges); then the
+  // terms through a lower-degree set times their batch's targets.
+  std::vector<long> range_terms();
+  std::vector<long> range_terms_kernel(exec::Space space = exec::Space::Host);
 
  private:
   struct Term {  // one entry of a batch's interaction list
@@ -225,7 +232,8 @@ class TreeBRSolver : public BRSolver {
   std::vector<long> batch_first() const;  // the batches' target bounds (nb + 1)
   void edge_tables_queue(const std::vector<EdgeTableSpec>& specs);
   void edge_stage_queued(int keys, double host_s);
-  void lists_kernel(tree::ListsPass& pass) const;  // tests: the lists' kernels on this call's trees
+  // Tests: the lists' kernels on this call's trees (the trees' cluster and set counts out).
+  void lists_kernel(tree::ListsPass& pass, std::vector<long>* clusters = nullptr, std::vector<long>* sets = nullptr) const;
   void edge_layout();
   long edge_slot(const Term& e) const;  // edge_keys()'s slot of an edge term's key
   EdgeTableSpec edge_spec(const std::array<int, 4>& key) const;
