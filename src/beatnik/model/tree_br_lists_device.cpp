@@ -78,12 +78,9 @@ tree::ListsInput input_of(const std::vector<tree::ListTree>& trees, const std::v
 long TreeBRSolver::lists_device(const std::vector<long>& batch) {
   const int nb = batches(), nt = static_cast<int>(sources_.size());
   balls();
-  std::vector<tree::ListTree> trees;
-  std::vector<tree::ListTarget> targets;
-  std::vector<long> clusters, sets;
-  lists_input(trees, targets, clusters, sets);
   if (!lists_dev_) lists_dev_ = std::make_unique<tree::ListsPass>(space_);
-  lists_dev_->run(input_of(trees, targets, rules_), clusters, sets);
+  std::vector<long> clusters, sets;
+  lists_kernel(*lists_dev_, &clusters, &sets);
   std::vector<tree::RangeTree> ranges(nt);
   for (int s = 0; s < nt; ++s) {
     const tree::SourceTree& S = sources_[s];
@@ -111,6 +108,8 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
   return terms;
 }
 
+// The lists' kernels run by `pass` on this call's trees (balls() done); the trees' cluster and
+// set counts out where asked.
 void TreeBRSolver::lists_kernel(tree::ListsPass& pass, std::vector<long>* clusters_out, std::vector<long>* sets_out) const {
   std::vector<tree::ListTree> trees;
   std::vector<tree::ListTarget> targets;

@@ -232,7 +232,7 @@ class TreeBRSolver : public BRSolver {
   std::vector<long> batch_first() const;  // the batches' target bounds (nb + 1)
   void edge_tables_queue(const std::vector<EdgeTableSpec>& specs);
   void edge_stage_queued(int keys, double host_s);
-  // Tests: the lists' kernels on this call's trees (the trees' cluster and set counts out).
+  // The lists' kernels on this call's trees (lists_device, the tests; the trees' counts out).
   void lists_kernel(tree::ListsPass& pass, std::vector<long>* clusters = nullptr, std::vector<long>* sets = nullptr) const;
   void edge_layout();
   long edge_slot(const Term& e) const;  // edge_keys()'s slot of an edge term's key
