@@ -285,6 +285,21 @@ void blocks_pass(exec::Space S, long c0, long items, long i0, const Tab* tabs, i
   });
 }
 
+constexpr int kFuseThreads = 128, kFuseSrc = 64, kFusePer = 6;
+// Rows (blocks of sources) per thread block: one, or several while a row's m proxies would
+// leave most threads idle (m ≤ kFuseThreads / 2: the lower-degree sets) and their sources' values
+// fit the shared array. add_tables counts the thread blocks with the same rule.
+BEATNIK_HOST_DEVICE inline long fuse_rows(long m, long block) {
+  if (2 * m > kFuseThreads) return 1;
+  const long g = least(kFuseThreads / m, kFuseSrc / block);
+  return g > 1 ? g : 1;
+}
+// The fused kernel's thread blocks for a table of `rows` rows.
+inline long fused_blocks(long m, long block, long rows) {
+  const long g = fuse_rows(m, block);
+  return (rows + g - 1) / g;
+}
+
 #if defined(BEATNIK_DEVICE_COMPILE)
 // The sorted copy alone (the fused tables' first pass): item i's six doubles.
 void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* pool, const int* vals, double* sorted) {
@@ -297,7 +312,8 @@ void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* poo
 }
 
 // The Lagrange values and the block sums in one kernel (device; BEATNIK_TREE_EDGE_TABLES=1, the
-// default): a thread block per (table, block of sources): the block's sources' Lagrange values
+// default): a thread block per (table, row: block of sources), or per several rows of a small set
+// (fuse_rows): the rows' sources' Lagrange values
 // (gather_pass's, the same function on the same doubles) into shared memory kFuseSrc sources at
 // a time, then each thread sums its proxies' strengths over the block's sources in order
 // (blocks_pass's arithmetic): the same bits as gather_pass + blocks_pass, without the Lagrange
@@ -305,36 +321,75 @@ void copy_pass(exec::Space S, long N, const Tab* tabs, int nt, const double* poo
 // with max_lagrange_items = 2²⁴ at degree 8). Beside the sums at 1024² on an H100 the tables
 // took the same time either way (40–43 ms a call with the radix sort); its isolated time was
 // not measured (gather_pass 15.7 + blocks_pass 7.4 ms).
-constexpr int kFuseThreads = 128, kFuseSrc = 64, kFusePer = 6;
-__global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* tabs, int nt, const double* sorted,
-                                                                     const double* nodes, int p1, double* prefix) {
+// Each thread block's table (the fused kernel's): the search once per block in a kernel of its own
+// (every thread of a block searching 15 levels of the tables at 1024² was latency the fused
+// kernel's few resident blocks could not hide).
+void block_tables(exec::Space S, long nb, const Tab* tabs, int nt, int* out) {
+  exec::parallel_for(S, nb, [=] BEATNIK_HOST_DEVICE(long b) { out[b] = table_of(tabs, nt, b, &Tab::bitem); });
+}
+
+__global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* tabs, const int* btab,
+                                                                     const double* sorted, const double* nodes, int p1,
+                                                                     double* prefix) {
   extern __shared__ double fsh[];  // [kFuseSrc][3·p1] Lagrange values, then [3][kFuseSrc] strengths
   const int W = 3 * p1, NW = 6 * p1, tid = threadIdx.x;
   double* Ls = fsh;
   double* qs = fsh + kFuseSrc * W;
   const long gb = blockIdx.x;
-  const int k = table_of(tabs, nt, gb, &Tab::bitem);
+  const int k = btab[gb];
   const Tab& t = tabs[k];
-  const long j = gb - t.bitem, B = t.block, m = t.m, tn = t.n;
+  const long B = t.block, m = t.m, tn = t.n, G = fuse_rows(m, B);
+  const long j = (gb - t.bitem) * G;  // this thread block's first row
   const int n1 = t.dg[1] + 1, n2 = t.dg[2] + 1;
   const double* src = sorted + t.sorted;
   const double* nd = nodes + size_t(k) * NW;
-  const bool once = B <= kFuseSrc;  // the block's values fit: formed once for every proxy group
   const auto fill = [&](long r0, int cnt) {
     for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
+      // Into a local array, then stored once (lagrange writing shared memory reloads every value:
+      // its output may alias the nodes it reads).
       const int r = u % cnt, d = u / cnt;
-      tree::lagrange(src[d * tn + r0 + r], t.dg[d], nd + d * p1, nd + W + d * p1, Ls + r * W + d * p1);
+      double L[tree::kTreeMaxDegree + 1];
+      tree::lagrange(src[d * tn + r0 + r], t.dg[d], nd + d * p1, nd + W + d * p1, L);
+      double* o = Ls + r * W + d * p1;
+      for (int j = 0; j <= t.dg[d]; ++j) o[j] = L[j];
     }
     for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
       const int r = u % cnt, c = u / cnt;
       qs[c * kFuseSrc + r] = src[(3 + c) * tn + r0 + r];
     }
   };
+  if (G > 1) {
+    // Rows j … j + nr − 1 at once: thread (g, idx) sums row j + g's B sources for proxy idx (the
+    // same products and order as one row per thread block below).
+    const long nr = least(G, t.rows - j);
+    fill(j * B, static_cast<int>(nr * B));
+    __syncthreads();
+    const int g = static_cast<int>(tid / m), idx = static_cast<int>(tid % m);
+    if (g >= nr) return;
+    const int ia = idx / (n1 * n2), ib = (idx / n2) % n1, ie = idx % n2;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (long r = g * B; r < (g + 1) * B; ++r) {
+      const double* Lr = Ls + r * W;
+      const double f = Lr[ia] * Lr[p1 + ib] * Lr[2 * p1 + ie];
+      s0 += f * qs[r];
+      s1 += f * qs[kFuseSrc + r];
+      s2 += f * qs[2 * kFuseSrc + r];
+    }
+    double* o = prefix + t.prefix + (j + g + 1) * 3 * m;
+    o[idx] = s0;
+    o[m + idx] = s1;
+    o[2 * m + idx] = s2;
+    return;
+  }
+  const bool once = B <= kFuseSrc;  // the block's values fit: formed once for every proxy group
   if (once) {
     fill(j * B, static_cast<int>(B));
     __syncthreads();
   }
   for (long g0 = 0; g0 < m; g0 += kFusePer * kFuseThreads) {
+    // Only the proxy groups this set has (uniform over the block): with m = 81 one of the six,
+    // which all ran before (2026-11-29).
+    const int nu = static_cast<int>(least(kFusePer, (m - g0 + kFuseThreads - 1) / kFuseThreads));
     double s[kFusePer][3];
     int ia[kFusePer], ib[kFusePer], ie[kFusePer];
 #pragma unroll
@@ -356,10 +411,12 @@ __global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* t
         const double q0 = qs[r], q1 = qs[kFuseSrc + r], q2 = qs[2 * kFuseSrc + r];
 #pragma unroll
         for (int u = 0; u < kFusePer; ++u) {
-          const double f = Lr[ia[u]] * Lr[p1 + ib[u]] * Lr[2 * p1 + ie[u]];
-          s[u][0] += f * q0;
-          s[u][1] += f * q1;
-          s[u][2] += f * q2;
+          if (u < nu) {
+            const double f = Lr[ia[u]] * Lr[p1 + ib[u]] * Lr[2 * p1 + ie[u]];
+            s[u][0] += f * q0;
+            s[u][1] += f * q1;
+            s[u][2] += f * q2;
+          }
         }
       }
     }
@@ -1002,7 +1059,7 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;
     pitem += e.m;
-    bitem += rows;
+    bitem += fused_blocks(e.m, e.block, rows);
   }
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
@@ -1059,8 +1116,10 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       copy_pass(S, item, tabs, nt, src_pool_, vals_sorted_.data(), sorted_.data());
       if (bitem > 0) {
         const size_t sh = (size_t(kFuseSrc) * 3 * p1 + 3 * kFuseSrc) * sizeof(double);
+        grow(btab_, bitem);
+        block_tables(S, bitem, tabs, nt, btab_.data());
         fused_blocks_kernel<<<static_cast<unsigned>(bitem), kFuseThreads, sh, exec::detail::stream()>>>(
-            tabs, nt, sorted_.data(), nd, p1, prefix_.data());
+            tabs, btab_.data(), sorted_.data(), nd, p1, prefix_.data());
         exec::detail::check_launch("tree edge tables (fused block sums)");
       }
     }

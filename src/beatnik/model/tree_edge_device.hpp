@@ -153,6 +153,7 @@ class TreeEdgeDevice {
   exec::Buffer<Tab> tabs_;
   exec::Buffer<double> nodes_, keys_, keys_sorted_, sorted_, prefix_, lagrange_, acc_;
   exec::Buffer<int> vals_, vals_sorted_, idx2_, seg_, seg2_;  // the last three: radix_sort's
+  exec::Buffer<int> btab_;  // the fused tables kernel's table per thread block
   exec::Buffer<long> segs_, first_, start_;
   exec::Buffer<EdgeTermDev> terms_;
   exec::Buffer<unsigned long long> counts_;

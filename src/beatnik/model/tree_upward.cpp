@@ -39,6 +39,77 @@ struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
   long slots, citems, gitems, parts;
 };
 
+#if defined(BEATNIK_DEVICE_COMPILE)
+// Pass 2 on the device: a thread block per chunk. Its sources' Lagrange values (the table's
+// columns, kChunkSrc sources at a time: coalesced loads) and strengths go to shared memory, then
+// each thread sums its proxies over them in source order: the same products in the same order
+// as the item per (chunk, proxy), which read the columns from global memory, a warp's loads
+// scattered over up to 14 lines (14.8 ms a call at 1024² on an H200, ncu, 13 depths).
+constexpr int kChunkThreads = 128, kChunkSrc = 64, kChunkPer = 6;  // 6 groups: a degree-8 grid (729) at once
+__global__ void __launch_bounds__(kChunkThreads) chunk_sums_kernel(const TreeUpward::Chunk* HH, int h0,
+                                                                    const TreeUpward::Grid* GG, const double* T,
+                                                                    long slots, const double* P, long n, int p1,
+                                                                    double* part) {
+  extern __shared__ double csh[];  // [kChunkSrc][3·p1] Lagrange values, then [3][kChunkSrc] strengths
+  const int W = 3 * p1, tid = threadIdx.x;
+  double* Ls = csh;
+  double* qs = csh + kChunkSrc * W;
+  const TreeUpward::Chunk& h = HH[h0 + blockIdx.x];
+  const TreeUpward::Grid& g = GG[h.grid];
+  const int m = g.m, n1 = g.dg[1] + 1, n2 = g.dg[2] + 1;
+  double* o = part + h.part;
+  for (int g0 = 0; g0 < m; g0 += kChunkPer * kChunkThreads) {
+    const int nu = (m - g0 + kChunkThreads - 1) / kChunkThreads < kChunkPer
+                       ? (m - g0 + kChunkThreads - 1) / kChunkThreads
+                       : kChunkPer;  // the groups this grid has (uniform over the block)
+    double s[kChunkPer][3];
+    int ia[kChunkPer], ib[kChunkPer], ie[kChunkPer];
+#pragma unroll
+    for (int u = 0; u < kChunkPer; ++u) {
+      const int idx = g0 + tid + u * kChunkThreads, id = idx < m ? idx : 0;
+      ia[u] = id / (n1 * n2), ib[u] = (id / n2) % n1, ie[u] = id % n2;
+      s[u][0] = s[u][1] = s[u][2] = 0.0;
+    }
+    for (long r0 = h.slot0; r0 < h.slot1; r0 += kChunkSrc) {
+      const int cnt = static_cast<int>(h.slot1 - r0 < kChunkSrc ? h.slot1 - r0 : kChunkSrc);
+      __syncthreads();  // (the previous sources' sums done)
+      for (int u = tid; u < W * cnt; u += kChunkThreads) {
+        const int r = u % cnt, col = u / cnt;
+        if (col % p1 <= g.dg[col / p1]) Ls[r * W + col] = T[long(col) * slots + r0 + r];
+      }
+      const long k = h.k0 + (r0 - h.slot0);
+      for (int u = tid; u < 3 * cnt; u += kChunkThreads) {
+        const int r = u % cnt, c = u / cnt;
+        qs[c * kChunkSrc + r] = P[(3 + c) * n + k + r];
+      }
+      __syncthreads();
+      for (int r = 0; r < cnt; ++r) {
+        const double* Lr = Ls + r * W;
+        const double q0 = qs[r], q1 = qs[kChunkSrc + r], q2 = qs[2 * kChunkSrc + r];
+#pragma unroll
+        for (int u = 0; u < kChunkPer; ++u) {
+          if (u < nu) {
+            const double f = Lr[ia[u]] * Lr[p1 + ib[u]] * Lr[2 * p1 + ie[u]];
+            s[u][0] += f * q0;
+            s[u][1] += f * q1;
+            s[u][2] += f * q2;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kChunkPer; ++u) {
+      const int idx = g0 + tid + u * kChunkThreads;
+      if (idx < m) {
+        o[idx] = s[u][0];
+        o[m + idx] = s[u][1];
+        o[2 * m + idx] = s[u][2];
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 bool tree_overlap() {
@@ -224,7 +295,18 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
         for (int j = 0; j <= g.dg[d]; ++j) t[j * slots] = v[j];
       }
     });
-    // (2) Per chunk and proxy: Σ over the chunk's sources, in order.
+    // (2) Per chunk and proxy: Σ over the chunk's sources, in order (device: chunk_sums_kernel,
+    // the same sums).
+#if defined(BEATNIK_DEVICE_COMPILE)
+    if (S == exec::Space::Device) {
+      if (h1 > h0) {
+        const size_t sh = (size_t(kChunkSrc) * W + 3 * kChunkSrc) * sizeof(double);
+        chunk_sums_kernel<<<static_cast<unsigned>(h1 - h0), kChunkThreads, sh, exec::detail::stream()>>>(
+            HH, h0, GG, T, slots, P, n, p1, part);
+        exec::detail::check_launch("tree upward pass 2 (chunk sums)");
+      }
+    } else
+#endif
     exec::parallel_for(S, L.citems, [=] BEATNIK_HOST_DEVICE(long i) {
       const int lo = exec::last_at_most(HH, h0, h1, i, &Chunk::item);
       const Chunk& h = HH[lo];
