@@ -387,8 +387,8 @@ __global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* t
     __syncthreads();
   }
   for (long g0 = 0; g0 < m; g0 += kFusePer * kFuseThreads) {
-    // Only the proxy groups this set has (uniform over the block): with m = 81 one of the six,
-    // which all ran before (until 2026-11-28).
+    // Only the proxy groups this set has (uniform over the block): with m = 81 one of the six
+    // (running all six computed five groups' sums that were never stored).
     const int nu = static_cast<int>(least(kFusePer, (m - g0 + kFuseThreads - 1) / kFuseThreads));
     double s[kFusePer][3];
     int ia[kFusePer], ib[kFusePer], ie[kFusePer];
