@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* t
       double L[tree::kTreeMaxDegree + 1];
       tree::lagrange(src[d * tn + r0 + r], t.dg[d], nd + d * p1, nd + W + d * p1, L);
       double* o = Ls + r * W + d * p1;
-      for (int j = 0; j <= t.dg[d]; ++j) o[j] = L[j];
+      for (int i = 0; i <= t.dg[d]; ++i) o[i] = L[i];
     }
     for (int u = tid; u < 3 * cnt; u += kFuseThreads) {
       const int r = u % cnt, c = u / cnt;
