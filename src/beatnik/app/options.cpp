@@ -70,7 +70,7 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   app.add_option("--tree-theta", o.tree_theta, "Tree solver: opening parameter theta (overrides --br-tolerance; 0: every pair directly)")->group(R);
   app.add_option("--tree-degree", o.tree_degree, "Tree solver: interpolation degree (overrides --br-tolerance)")->group(R);
   app.add_option("--tree-leaf", o.tree_leaf, "Tree solver: sources per leaf cluster (default 64)")->group(R);
-  app.add_option("--tree-traversal", o.tree_traversal, "Tree solver's far field: single (particle-cluster: each target batch walks the source trees), dual (cluster-cluster: target clusters too; host and -x cuda) or auto (dual on the host, single with -x cuda, where it is faster) (default auto)")->group(R);
+  app.add_option("--tree-traversal", o.tree_traversal, "Tree solver's far field: single (particle-cluster: each target batch walks the source trees), dual (cluster-cluster: target clusters too; host and -x cuda) or auto (dual on the host; with -x cuda dual from 2^19 surface nodes, single below, as measured faster) (default auto)")->group(R);
   app.add_option("--tree-edge-terms", o.tree_edge_terms, "Tree solver: on (default) interpolates the clusters cut by the periodic image window's edge through prefix proxy tables (edge terms, host and -x cuda); off splits them to leaves summed directly (for A/B measurements)")->group(R);
   app.add_option("--let-strategy", o.let_strategy, "Tree solver: how the locally essential tree travels: " + comm::let::strategy_names())->group(R);
   app.add_option("--br-check", o.br_check, "Exact BR sum at K sampled nodes after every BR call; the error per step goes to the summary and results (any BR solver)")->group(R);

@@ -95,7 +95,21 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
   return o.br_strategy;
 }
 
-// -S tree: θ and degree from --br-tolerance's table unless given; the LET strategy; host only for now.
+}  // namespace
+
+// auto: dual on the host; with -x cuda dual where the surface has at least kDualDeviceNodes
+// nodes, single below, where the dual's host lists cost more than its fewer pairs save (one
+// H200: 512² single 0.0398 s a call, dual 0.0416; 1024² 0.161–0.172 against 0.137–0.139;
+// docs/tree.md "The dual traversal as the device's default"). The whole surface's size, not a
+// rank's, so that one problem takes one traversal (one approximation) at every rank count.
+bool tree_dual_traversal(const std::string& traversal, exec::Space space, long nodes) {
+  constexpr long kDualDeviceNodes = 1L << 19;
+  return traversal == "dual" || (traversal == "auto" && (space != exec::Space::Device || nodes >= kDualDeviceNodes));
+}
+
+namespace {
+
+// -S tree: θ and degree from --br-tolerance's table unless given, the traversal, the LET strategy.
 void configure_tree(const Options& o, RunConfig& c) {
   auto& b = c.model.br;
   require(std::isfinite(o.br_tolerance) && o.br_tolerance > 0 && o.br_tolerance < 1,
@@ -110,10 +124,7 @@ void configure_tree(const Options& o, RunConfig& c) {
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
   require(o.tree_traversal == "single" || o.tree_traversal == "dual" || o.tree_traversal == "auto",
           "--tree-traversal must be auto, single or dual");
-  // auto: dual on the host; single with -x cuda, where dual runs too but was slower at 1024² and
-  // 512² on an H100 (its lists are the host's critical path; docs/tree.md "The dual traversal on
-  // the device").
-  b.tree_dual = o.tree_traversal == "dual" || (o.tree_traversal == "auto" && c.space != exec::Space::Device);
+  b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, long(c.geometry.nodes[0]) * c.geometry.nodes[1]);
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;

@@ -52,6 +52,10 @@ struct RunConfig {
 // Throws InputError (bad value) or NotAvailable (valid request this build cannot do yet).
 RunConfig make_run_config(const Options& options, int ranks);
 
+// --tree-traversal: whether `traversal` (auto, single or dual, already checked) runs the dual
+// traversal in `space` for a surface of `nodes` mesh nodes (auto's rule: problem.cpp).
+bool tree_dual_traversal(const std::string& traversal, exec::Space space, long nodes);
+
 // Geometry of the surface mesh for -n nodes (after weak scaling) and half-width B.
 mesh::Geometry make_geometry(Profile profile, bool periodic, int nodes, double half_width);
 

@@ -1068,8 +1068,14 @@ void TreeBRSolver::compute_device() {
   // this tree's sources' first three components, already in the near pool.
   device_->begin(device_->pool(false) + device_->base(false, 0), T.n, rules_.images, eps_, true);
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
-  constexpr int kRuns = 16;
-  const int run = std::max(min_run, (nb + kRuns - 1) / kRuns);
+  // BEATNIK_TREE_RUNS sets their number for measurements (default 16).
+  static const int wanted_runs = [] {
+    const char* e = std::getenv("BEATNIK_TREE_RUNS");
+    const int v = e ? std::atoi(e) : 16;
+    if (v < 1) throw Error("tree solver: BEATNIK_TREE_RUNS must be a positive number of runs");
+    return v;
+  }();
+  const int run = std::max(min_run, (nb + wanted_runs - 1) / wanted_runs);
   double list_s = 0.0, edge_s = 0.0, edge_keys_s = 0.0;
   long low = 0;
   // The edge stage (tree_br_edges_device.cpp), pipelined: every `pipe` runs, the tables of the

@@ -158,9 +158,10 @@ class TreeBRSolver : public BRSolver {
   const mesh::SpatialDecomposition& spatial() const { return spatial_; }
   // -x cuda, the edge stage (tree_br_edges_device.cpp): queued every `edge_pipe` runs of batches
   // as their lists are built (the tables of the keys each adds, then its sums), or with 0 once
-  // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 0. The same
-  // bits either way. With the lists on the device (lists_on_device) always one-shot. min_run: the
-  // fewest batches a run of the host's lists takes (the tests use small runs).
+  // after all the lists (the one-shot path); −1 takes BEATNIK_TREE_EDGE_PIPE, else 2 with the
+  // dual traversal and 0 with the single. The same bits either way. With the lists on the device
+  // (lists_on_device) always one-shot. min_run: the fewest batches a run of the host's lists
+  // takes (the tests use small runs).
   int edge_pipe = -1;
   int min_run = 256;
   const TreeEdgeDevice* edge_device() const { return edge_dev_.get(); }  // null before a -x cuda call
