@@ -97,20 +97,25 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
 
 }  // namespace
 
-// auto: dual on the host; with -x cuda dual where the surface has at least kDualDeviceNodes
-// nodes, single below, where the dual's host lists cost more than its fewer pairs save (one
-// H200: 512² single 0.0398 s a call, dual 0.0416; 1024² 0.161–0.172 against 0.137–0.139;
-// docs/tree.md "The dual traversal as the device's default"). The whole surface's size, not a
-// rank's, so that one problem takes one traversal (one approximation) at every rank count.
-bool tree_dual_traversal(const std::string& traversal, exec::Space space, long nodes) {
-  constexpr long kDualDeviceNodes = 1L << 19;
-  return traversal == "dual" || (traversal == "auto" && (space != exec::Space::Device || nodes >= kDualDeviceNodes));
+// auto: dual on the host; with -x cuda dual only for a periodic surface with at least
+// kDualDeviceNodes (a million) nodes a rank, where it was measured faster than single (one H200, 1024²:
+// 0.1365–0.1394 s a call against 0.1613–0.1722; 2 GPUs at 1024² each 0.1913 against 0.2128),
+// single elsewhere, where it was faster: 512² periodic (0.0398 against 0.0416), 1024² on 2 GPUs
+// (0.123 against 0.146), 1024² free (0.059 against 0.099), whose single traversal has no edge
+// terms to save (docs/tree.md "The dual traversal as the device's default"). A choice for speed:
+// the two traversals differ within the tolerance, so a problem may take another at another rank
+// count; --tree-traversal single or dual fixes it. A million, not 2^20: -w 2 of 1024² gives
+// 1448² nodes, 1 048 352 a rank.
+bool tree_dual_traversal(const std::string& traversal, exec::Space space, bool periodic, long nodes_per_rank) {
+  constexpr long kDualDeviceNodes = 1000000;
+  if (traversal != "auto") return traversal == "dual";
+  return space != exec::Space::Device || (periodic && nodes_per_rank >= kDualDeviceNodes);
 }
 
 namespace {
 
 // -S tree: θ and degree from --br-tolerance's table unless given, the traversal, the LET strategy.
-void configure_tree(const Options& o, RunConfig& c) {
+void configure_tree(const Options& o, RunConfig& c, int ranks) {
   auto& b = c.model.br;
   require(std::isfinite(o.br_tolerance) && o.br_tolerance > 0 && o.br_tolerance < 1,
           "--br-tolerance must lie between 0 and 1");
@@ -124,7 +129,8 @@ void configure_tree(const Options& o, RunConfig& c) {
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
   require(o.tree_traversal == "single" || o.tree_traversal == "dual" || o.tree_traversal == "auto",
           "--tree-traversal must be auto, single or dual");
-  b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, long(c.geometry.nodes[0]) * c.geometry.nodes[1]);
+  b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, c.geometry.periodic[0] && c.geometry.periodic[1],
+                                    long(c.geometry.nodes[0]) * c.geometry.nodes[1] / ranks);
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;
@@ -348,7 +354,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   } else if (o.solver == "cutoff") {
     c.warnings.push_back("-S cutoff is ignored at low order (no Birkhoff-Rott solve; as the reference)");
   }
-  configure_tree(o, c);
+  configure_tree(o, c, ranks);
   require(o.br_check >= 0 && o.br_check <= long(c.geometry.nodes[0]) * c.geometry.nodes[1],
           "--br-check takes 0 (off) up to the number of mesh nodes");
   if (o.br_check > 0 && c.model.order != model::Order::Low) {

@@ -53,8 +53,9 @@ struct RunConfig {
 RunConfig make_run_config(const Options& options, int ranks);
 
 // --tree-traversal: whether `traversal` (auto, single or dual, already checked) runs the dual
-// traversal in `space` for a surface of `nodes` mesh nodes (auto's rule: problem.cpp).
-bool tree_dual_traversal(const std::string& traversal, exec::Space space, long nodes);
+// traversal in `space` for a surface (periodic in both dimensions or not) of `nodes_per_rank`
+// mesh nodes a rank (auto's rule: problem.cpp).
+bool tree_dual_traversal(const std::string& traversal, exec::Space space, bool periodic, long nodes_per_rank);
 
 // Geometry of the surface mesh for -n nodes (after weak scaling) and half-width B.
 mesh::Geometry make_geometry(Profile profile, bool periodic, int nodes, double half_width);
