@@ -98,8 +98,8 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
 }  // namespace
 
 // auto: dual on the host; with -x cuda dual only for a periodic surface with at least
-// kDualDeviceNodes (a million) nodes a rank, where it was measured faster than single (one H200, 1024²:
-// 0.1365–0.1394 s a call against 0.1613–0.1722; 2 GPUs at 1024² each 0.1913 against 0.2128),
+// kDualDeviceNodes (a million) nodes a rank, where it was measured faster than single (one H200,
+// 1024²: 0.1365–0.1394 s a call against 0.1613–0.1722; 2 GPUs at 1024² each 0.1913 against 0.2128),
 // single elsewhere, where it was faster: 512² periodic (0.0398 against 0.0416), 1024² on 2 GPUs
 // (0.123 against 0.146), 1024² free (0.059 against 0.099), whose single traversal has no edge
 // terms to save (docs/tree.md "The dual traversal as the device's default"). A choice for speed:

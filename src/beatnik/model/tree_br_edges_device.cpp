@@ -56,7 +56,7 @@ int TreeBRSolver::edge_pipe_runs() const {
     return e ? std::atoi(e) : -1;
   }();
   // Unset: pipelined every 2 runs with the dual traversal, whose lists are the host's longest
-  // step (1024² on an H200: 0.137–0.139 s a call against 0.145–0.147 one-shot every run and
+  // step (1024² on an H200: 0.137–0.139 s a call against 0.145–0.147 pipelined every run and
   // 0.1676 one-shot; docs/tree.md "The dual traversal as the device's default"), else one-shot.
   const int v = edge_pipe >= 0 ? edge_pipe : env != -1 ? env : settings_.tree_dual ? 2 : 0;
   if (v < 0) throw Error("tree solver: BEATNIK_TREE_EDGE_PIPE must be 0 (one-shot) or the runs per piece");
