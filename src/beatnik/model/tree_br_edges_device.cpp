@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -51,14 +52,15 @@ EdgeTableSpec TreeBRSolver::edge_spec(const std::array<int, 4>& key) const {
 // so each piece holds the list loop until the edge stream has caught up (docs/tree.md "The edge
 // stage pipelined with the lists").
 int TreeBRSolver::edge_pipe_runs() const {
-  static const int env = [] {
+  static const std::optional<int> env = []() -> std::optional<int> {
     const char* e = std::getenv("BEATNIK_TREE_EDGE_PIPE");
-    return e ? std::atoi(e) : -1;
+    if (!e) return std::nullopt;
+    return std::atoi(e);
   }();
   // Unset: pipelined every 2 runs with the dual traversal, whose lists are the host's longest
   // step (1024² on an H200: 0.137–0.139 s a call against 0.145–0.147 pipelined every run and
   // 0.1676 one-shot; docs/tree.md "The dual traversal as the device's default"), else one-shot.
-  const int v = edge_pipe >= 0 ? edge_pipe : env != -1 ? env : settings_.tree_dual ? 2 : 0;
+  const int v = edge_pipe >= 0 ? edge_pipe : env ? *env : settings_.tree_dual ? 2 : 0;
   if (v < 0) throw Error("tree solver: BEATNIK_TREE_EDGE_PIPE must be 0 (one-shot) or the runs per piece");
   return v;
 }
