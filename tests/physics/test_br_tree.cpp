@@ -200,11 +200,11 @@ TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
     const auto partition =
         o.boundary == "periodic" ? mesh::SpatialPartition::Balanced : mesh::SpatialPartition::Uniform;
     for (double tol : {1e-3, 1e-6, 1e-9}) {
-      const model::TreeParameters t = model::tree_parameters(tol);
       // The far field must be used at TOL 1e-3, and at 1e-6 on up to 3 ranks (on 4, a rank's
       // 576 particles make clusters too small for degree-10 proxy sets on one of the surfaces).
       const bool far = tol >= 1e-3 || (tol >= 1e-6 && world_size() < 4);
-      for (bool dual : {false, true}) {  // both traversals (--tree-traversal)
+      for (bool dual : {false, true}) {  // both traversals (--tree-traversal), each with its table
+        const model::TreeParameters t = model::tree_parameters(tol, dual);
         const double e = tree_error(s, t.theta, t.degree, far, 32, partition, nullptr, dual);
         EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol << " dual " << dual;
         if (test::world_rank() == 0)  // the margins docs/tree.md quotes
@@ -595,7 +595,7 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   const auto [o, steps] = tolerance_surfaces().front();
   SurfaceCase s(o, MPI_COMM_WORLD);
   from_run(s, o, steps);
-  const model::TreeParameters tp = model::tree_parameters(1e-6);
+  const model::TreeParameters tp = model::tree_parameters(1e-6, true);  // the dual column's smaller degree fits 48²–64²
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;
@@ -636,7 +636,7 @@ TEST(TreeBR, DualTraversalAgreesWithSingle) {
   o.magnitude = 0.1;
   o.period = 3.0;
   SurfaceCase s(o, MPI_COMM_WORLD);
-  const model::TreeParameters tp = model::tree_parameters(1e-6);
+  const model::TreeParameters tp = model::tree_parameters(1e-6, true);  // the dual column's smaller degree fits 48²–64²
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;
@@ -683,7 +683,7 @@ TEST(TreeBR, DualTraversalAgreesWithSingle) {
 // (K = 1 and K = 2: 25 and 49 images) and free, with and without edge terms, leaf 16 (with LET
 // parts on more than one rank), and with every LET strategy.
 TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
-  const model::TreeParameters tp = model::tree_parameters(1e-6);
+  const model::TreeParameters tp = model::tree_parameters(1e-6, true);  // the dual column's smaller degree fits 48²–64²
   struct Case {
     const char* boundary;
     int images;
@@ -748,7 +748,7 @@ app::Options dual_case_options(const char* boundary, int n) {
   return o;
 }
 model::BRSettings dual_settings(const SurfaceCase& s, double tol) {
-  const model::TreeParameters tp = model::tree_parameters(tol);
+  const model::TreeParameters tp = model::tree_parameters(tol, true);
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;

@@ -114,12 +114,17 @@ bool tree_dual_traversal(const std::string& traversal, exec::Space space, bool p
 
 namespace {
 
-// -S tree: θ and degree from --br-tolerance's table unless given, the traversal, the LET strategy.
+// -S tree: the traversal, then θ and degree from --br-tolerance's table for it unless given, the
+// LET strategy.
 void configure_tree(const Options& o, RunConfig& c, int ranks) {
   auto& b = c.model.br;
   require(std::isfinite(o.br_tolerance) && o.br_tolerance > 0 && o.br_tolerance < 1,
           "--br-tolerance must lie between 0 and 1");
-  const model::TreeParameters t = model::tree_parameters(o.br_tolerance);
+  require(o.tree_traversal == "single" || o.tree_traversal == "dual" || o.tree_traversal == "auto",
+          "--tree-traversal must be auto, single or dual");
+  b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, c.geometry.periodic[0] && c.geometry.periodic[1],
+                                    long(c.geometry.nodes[0]) * c.geometry.nodes[1] / ranks);
+  const model::TreeParameters t = model::tree_parameters(o.br_tolerance, b.tree_dual);
   b.tree_theta = o.tree_theta ? *o.tree_theta : t.theta;
   b.tree_degree = o.tree_degree ? *o.tree_degree : t.degree;
   b.tree_leaf = o.tree_leaf ? *o.tree_leaf : 64;
@@ -127,10 +132,6 @@ void configure_tree(const Options& o, RunConfig& c, int ranks) {
   require(b.tree_degree >= 0 && b.tree_degree <= model::kTreeMaxDegree,
           "--tree-degree must lie in 0.." + std::to_string(model::kTreeMaxDegree));
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
-  require(o.tree_traversal == "single" || o.tree_traversal == "dual" || o.tree_traversal == "auto",
-          "--tree-traversal must be auto, single or dual");
-  b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, c.geometry.periodic[0] && c.geometry.periodic[1],
-                                    long(c.geometry.nodes[0]) * c.geometry.nodes[1] / ranks);
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;

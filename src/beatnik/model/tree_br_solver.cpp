@@ -25,11 +25,14 @@ namespace beatnik::model {
 using tree::grid_degrees;
 using tree::interpolate;
 
-TreeParameters tree_parameters(double tolerance) {
-  if (tolerance >= 1e-3) return {0.4, 4};
-  if (tolerance >= 1e-6) return {0.4, 8};
-  if (tolerance >= 1e-9) return {0.4, 12};
-  return {0.3, 16};
+TreeParameters tree_parameters(double tolerance, bool dual) {
+  if (tolerance < 1e-9) return {0.3, 16};
+  // The single traversal takes two degrees more (16 at 1e-9): with the dual's degrees its error
+  // on a free sech² surface sits at 0.8–1.3 of TOL from 256² to 2048² (docs/tree.md "The single
+  // traversal's degrees"); the dual's stays 10–30 below.
+  if (tolerance >= 1e-3) return {0.4, dual ? 4 : 6};
+  if (tolerance >= 1e-6) return {0.4, dual ? 8 : 10};
+  return {0.4, dual ? 12 : 16};
 }
 
 bool tree_device_build() {

@@ -76,13 +76,13 @@
 
 namespace beatnik::model {
 
-// θ and degree for a tolerance (relative 2-norm error of the velocity), from the table that
-// docs/tree.md measured.
+// θ and degree for a tolerance (relative 2-norm error of the velocity) and a traversal (dual:
+// cluster–cluster; else particle–cluster), from the tables that docs/tree.md measured.
 struct TreeParameters {
   double theta;
   int degree;
 };
-TreeParameters tree_parameters(double tolerance);
+TreeParameters tree_parameters(double tolerance, bool dual);
 using tree::kTreeMaxDegree;
 
 // The walk's rules (images, θ, edge terms) of a run's settings on its geometry (host and device
