@@ -1,8 +1,9 @@
-// --tree-traversal auto: dual on the host at any size; with -x cuda dual only for a periodic
-// surface of at least a million nodes a rank, where it was measured faster than single (docs/tree.md
-// "The dual traversal as the device's default"); single and dual as asked. No GPU needed: the
-// rule is app::tree_dual_traversal, which make_run_config applies to the mesh it derives
-// (checked on the host, where this build refuses -x cuda unless it has the CUDA backend).
+// --tree-traversal auto: dual on the host at any size; with -x cuda dual for a periodic surface
+// from 2^18 nodes a rank and a free one from a million, where it was measured faster than single
+// with single's own degrees (docs/tree.md "The single traversal's degrees"); single and dual as
+// asked. No GPU needed: the rule is app::tree_dual_traversal, which make_run_config applies to
+// the mesh it derives (checked on the host, where this build refuses -x cuda unless it has the
+// CUDA backend).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,16 +28,20 @@ TEST(TreeTraversalChoice, AutoIsDualOnTheHostAtAnySize) {
   }
 }
 
-TEST(TreeTraversalChoice, AutoOnTheDeviceIsDualForPeriodicSurfacesFromAMillionNodesARank) {
-  EXPECT_FALSE(dual("auto", kDevice, true, 512));
-  EXPECT_FALSE(dual("auto", kDevice, true, 999));
-  EXPECT_TRUE(dual("auto", kDevice, true, 1000));
+TEST(TreeTraversalChoice, AutoOnTheDeviceIsDualFrom2To18NodesARankPeriodicAndAMillionFree) {
+  EXPECT_FALSE(dual("auto", kDevice, true, 256));
+  EXPECT_FALSE(dual("auto", kDevice, true, 511));
+  EXPECT_TRUE(dual("auto", kDevice, true, 512));
   EXPECT_TRUE(dual("auto", kDevice, true, 1024));
+  EXPECT_TRUE(dual("auto", kDevice, true, 1024, 4));   // 2^18 a rank
+  EXPECT_FALSE(dual("auto", kDevice, true, 1024, 5));  // fewer
   EXPECT_TRUE(dual("auto", kDevice, true, 2048));
-  EXPECT_TRUE(dual("auto", kDevice, true, 2048, 4));   // 1024² a rank
-  EXPECT_FALSE(dual("auto", kDevice, true, 1024, 2));  // 2^19 a rank
-  EXPECT_FALSE(dual("auto", kDevice, false, 1024));    // free: no edge terms for dual to save
-  EXPECT_FALSE(dual("auto", kDevice, false, 4096));
+  EXPECT_FALSE(dual("auto", kDevice, false, 512));  // the paper's single-mode case
+  EXPECT_FALSE(dual("auto", kDevice, false, 999));
+  EXPECT_TRUE(dual("auto", kDevice, false, 1000));
+  EXPECT_TRUE(dual("auto", kDevice, false, 1024));
+  EXPECT_FALSE(dual("auto", kDevice, false, 1024, 2));  // 2^19 a rank
+  EXPECT_TRUE(dual("auto", kDevice, false, 4096, 4));
 }
 
 TEST(TreeTraversalChoice, SingleAndDualAsAsked) {
@@ -79,11 +84,17 @@ TEST(TreeTraversalChoice, RunConfigOnTheDeviceTakesARanksShare) {
   };
 #if defined(BEATNIK_WITH_CUDA)
   EXPECT_TRUE(on_device(1024, 1, 1));
-  EXPECT_FALSE(on_device(512, 1, 1));
-  EXPECT_FALSE(on_device(1024, 2, 1));  // 2^19 a rank
+  EXPECT_TRUE(on_device(512, 1, 1));
+  EXPECT_FALSE(on_device(256, 1, 1));
+  EXPECT_TRUE(on_device(1024, 4, 1));   // 2^18 a rank
+  EXPECT_TRUE(on_device(1024, 3, 1));   // an uneven split: 349 525 a rank
+  EXPECT_FALSE(on_device(640, 2, 1));   // 204 800 a rank
   EXPECT_TRUE(on_device(1024, 2, 2));   // -w 2: 1448² over 2 ranks, 1 048 352 a rank
   EXPECT_TRUE(on_device(1024, 4, 4));   // -w 4: 2048² over 4
-  EXPECT_FALSE(on_device(1024, 1, 1, "free"));
+  EXPECT_TRUE(on_device(1024, 1, 1, "free"));
+  EXPECT_FALSE(on_device(1024, 2, 1, "free"));  // 2^19 a rank
+  EXPECT_TRUE(on_device(1024, 2, 2, "free"));
+  EXPECT_FALSE(on_device(512, 1, 1, "free"));
 #else
   EXPECT_THROW(on_device(1024, 1, 1), NotAvailable);
 #endif

@@ -97,19 +97,19 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
 
 }  // namespace
 
-// auto: dual on the host; with -x cuda dual only for a periodic surface with at least
-// kDualDeviceNodes (a million) nodes a rank, where it was measured faster than single (one H200,
-// 1024²: 0.1365–0.1394 s a call against 0.1613–0.1722; 2 GPUs at 1024² each 0.1913 against 0.2128),
-// single elsewhere, where it was faster: 512² periodic (0.0398 against 0.0416), 1024² on 2 GPUs
-// (0.123 against 0.146), 1024² free (0.059 against 0.099), whose single traversal has no edge
-// terms to save (docs/tree.md "The dual traversal as the device's default"). A choice for speed:
-// the two traversals differ within the tolerance, so a problem may take another at another rank
-// count; --tree-traversal single or dual fixes it. A million, not 2^20: -w 2 of 1024² gives
-// 1448² nodes, 1 048 352 a rank.
+// auto: dual on the host; with -x cuda dual for a periodic surface from 2^18 nodes a rank and a
+// free one from a million, where it was measured faster than single with single's own degrees
+// (one H200, TOL 1e-6: periodic 512² 0.0414 s a call against 0.0515, 1024² 0.1408 against 0.2487;
+// free 1024² 0.0862 against 0.0950), single below, where it is as fast or faster: periodic 256²
+// (0.0133 against 0.0135), free 512² (0.019 against 0.028), the paper's single-mode case
+// (docs/tree.md "The single traversal's degrees"). A choice for speed: the two traversals
+// differ within the tolerance, so a problem may take another at another rank count;
+// --tree-traversal single or dual fixes it. A million, not 2^20: -w 2 of 1024² gives 1448² nodes,
+// 1 048 352 a rank.
 bool tree_dual_traversal(const std::string& traversal, exec::Space space, bool periodic, long nodes_per_rank) {
-  constexpr long kDualDeviceNodes = 1000000;
+  constexpr long kDualPeriodicNodes = 1L << 18, kDualFreeNodes = 1000000;
   if (traversal != "auto") return traversal == "dual";
-  return space != exec::Space::Device || (periodic && nodes_per_rank >= kDualDeviceNodes);
+  return space != exec::Space::Device || nodes_per_rank >= (periodic ? kDualPeriodicNodes : kDualFreeNodes);
 }
 
 namespace {
