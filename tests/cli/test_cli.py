@@ -7,6 +7,7 @@ import json
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -172,6 +173,23 @@ for opts, expect in bad_inputs:
     check(name + " no abort trace", "MPI_ABORT" not in p.stderr and "MPI_Abort" not in p.stderr, p.stderr[-400:])
     check(name + " no files", not os.path.exists(results) and not os.path.exists(state)
           and not os.listdir(tmp), str(os.listdir(tmp)))
+
+# An environment knob given a value it does not take (base/env.hpp; docs/tree.md "Environment
+# knobs") is refused as a bad option is: exit 2, one message naming the variable, no hang.
+knob_env = dict(os.environ, BEATNIK_TREE_DUAL_LISTS="fastest")
+try:
+    p = subprocess.run([args.mpiexec, "-n", "2", args.beatnik, "--fftw-plan", "estimate", "-O", "high", "-S", "tree",
+                        "-n", "16", "-t", "1", "--results", results], env=knob_env, capture_output=True, text=True,
+                       timeout=60)
+except subprocess.TimeoutExpired:
+    p = None
+check("bad environment knob exits", p is not None, "hung (no exit within 60 s)")
+if p is not None:
+    errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
+    check("bad environment knob exit code", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr[-400:]!r}")
+    check("bad environment knob one message", len(errors) == 1 and "BEATNIK_TREE_DUAL_LISTS='fastest'" in errors[0]
+          and "reference or fast" in errors[0], p.stderr[-400:])
+    check("bad environment knob no results", not os.path.exists(results), str(os.listdir(tmp)))
 
 # A file that cannot be written is never reported as written: exit 5, the file and the system's
 # reason named once, on every rank count (the device /dev/full refuses every write).

@@ -1,4 +1,5 @@
 // Host and device allocation, copies and bookkeeping.
+#include "beatnik/base/env.hpp"
 #include "beatnik/exec/memory.hpp"
 
 #include <algorithm>
@@ -88,12 +89,7 @@ void set_device(int id) {
 int bind_device(int node_local_rank, int override_id, int ranks_per_gpu, int node_local_size) {
   int id = override_id;
   if (id < 0) {
-    if (const char* env = std::getenv("BEATNIK_GPU_ID"); env && *env) {
-      char* end = nullptr;
-      const long v = std::strtol(env, &end, 10);
-      if (*end != '\0' || v < 0) throw InputError(std::string("BEATNIK_GPU_ID='") + env + "' is not a GPU number (0, 1, ...)");
-      id = static_cast<int>(v);
-    }
+    if (const std::optional<long> v = env::integer("BEATNIK_GPU_ID", 0, 1 << 20)) id = static_cast<int>(*v);
   }
   const int n = device_count();
   if (n == 0)

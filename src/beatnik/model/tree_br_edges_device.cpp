@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
@@ -52,16 +53,13 @@ EdgeTableSpec TreeBRSolver::edge_spec(const std::array<int, 4>& key) const {
 // so each piece holds the list loop until the edge stream has caught up (docs/tree.md "The edge
 // stage pipelined with the lists").
 int TreeBRSolver::edge_pipe_runs() const {
-  static const std::optional<int> env = []() -> std::optional<int> {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_PIPE");
-    if (!e) return std::nullopt;
-    return std::atoi(e);
-  }();
+  // 0: one-shot; else the runs per piece.
+  static const std::optional<long> knob = env::integer("BEATNIK_TREE_EDGE_PIPE", 0, 1 << 20);
   // Unset: pipelined every 2 runs with the dual traversal, whose lists are the host's longest
   // step (1024² on an H200: 0.137–0.139 s a call against 0.145–0.147 pipelined every run and
   // 0.1676 one-shot; docs/tree.md "The dual traversal as the device's default"), else one-shot.
-  const int v = edge_pipe >= 0 ? edge_pipe : env ? *env : settings_.tree_dual ? 2 : 0;
-  if (v < 0) throw Error("tree solver: BEATNIK_TREE_EDGE_PIPE must be 0 (one-shot) or the runs per piece");
+  const int v = edge_pipe >= 0 ? edge_pipe : knob ? int(*knob) : settings_.tree_dual ? 2 : 0;
+  if (v < 0) throw Error("tree solver: the edge stage's pipe must be 0 (one-shot) or the runs per piece");
   return v;
 }
 
@@ -72,10 +70,7 @@ int TreeBRSolver::edge_pipe_runs() const {
 // radix sorts, the sort itself (isolated) from 10.2 to 2.5 ms. The same permutation either way
 // (test_tree_edge_tables_device; the final states the same bits).
 static bool edge_radix_sort() {
-  static const bool segmented = [] {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_SORT");
-    return e && std::string(e) == "segmented";
-  }();
+  static const bool segmented = env::choice("BEATNIK_TREE_EDGE_SORT", {"radix", "segmented"}) == "segmented";
   return !segmented;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/memory.hpp"
@@ -18,15 +19,8 @@ namespace beatnik::model {
 
 // lists_on_device, else BEATNIK_TREE_LISTS (host | device), else the device's.
 bool TreeBRSolver::device_lists() const {
-  static const int env = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LISTS");
-    if (!e) return -1;
-    const std::string v(e);
-    if (v == "host") return 0;
-    if (v == "device") return 1;
-    throw Error("tree solver: BEATNIK_TREE_LISTS must be host or device, not '" + v + "'");
-  }();
-  const int v = lists_on_device >= 0 ? lists_on_device : env;
+  static const std::optional<std::string> knob = env::choice("BEATNIK_TREE_LISTS", {"host", "device"});
+  const int v = lists_on_device >= 0 ? lists_on_device : !knob ? -1 : *knob == "device";
   return device_ && !settings_.tree_dual && v != 0;
 }
 

@@ -1,3 +1,4 @@
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 #include <algorithm>
@@ -36,16 +37,12 @@ TreeParameters tree_parameters(double tolerance, bool dual) {
 }
 
 bool tree_device_build() {
-  static const bool device = [] {
-    const char* e = std::getenv("BEATNIK_TREE_BUILD");
-    return !(e && std::string(e) == "host");
-  }();
+  static const bool device = env::choice("BEATNIK_TREE_BUILD", {"host", "device"}) != "host";
   return device;
 }
 
 bool tree_device_migration() {
-  const char* e = std::getenv("BEATNIK_TREE_MIGRATE");
-  return !(e && std::string(e) == "host");
+  return env::choice("BEATNIK_TREE_MIGRATE", {"host", "device"}) != "host";
 }
 
 // (tree_overlap(): tree_upward.cpp, where the passes read it too.)
@@ -77,11 +74,8 @@ TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, con
     throw InputError("--tree-degree must lie in 0.." + std::to_string(kTreeMaxDegree));
   rank_ = mesh.grid().rank();
   size_ = mesh.grid().size();
-  if (const char* e = std::getenv("BEATNIK_TREE_DUAL_LISTS")) {
-    const std::string v = e;
-    if (v != "reference" && v != "fast") throw InputError("BEATNIK_TREE_DUAL_LISTS must be reference or fast");
-    dual_reference = v == "reference";
-  }
+  if (const std::optional<std::string> v = env::choice("BEATNIK_TREE_DUAL_LISTS", {"reference", "fast"}))
+    dual_reference = *v == "reference";
   rules_ = tree_rules(settings_, mesh.geometry());
   settings_.tree_edge = rules_.edge;
   n_ = mesh.layout().owned_count();
@@ -370,19 +364,13 @@ namespace {
 // BEATNIK_TREE_LET_FILL=trees: -x cuda copies the LET parts into their trees' host arrays and
 // the device pools from those (the path before the parts went to the pools as received).
 bool let_fill_from_trees() {
-  static const bool trees = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_FILL");
-    return e && std::string(e) == "trees";
-  }();
+  static const bool trees = env::choice("BEATNIK_TREE_LET_FILL", {"trees", "pools"}) == "trees";
   return trees;
 }
 // BEATNIK_TREE_LET_PACK=host: the LET over NCCL packed on the host and copied up and back whole
 // (the path before the device pack; the A/B).
 bool let_pack_on_host() {
-  static const bool host = [] {
-    const char* e = std::getenv("BEATNIK_TREE_LET_PACK");
-    return e && std::string(e) == "host";
-  }();
+  static const bool host = env::choice("BEATNIK_TREE_LET_PACK", {"host", "device"}) == "host";
   return host;
 }
 }  // namespace
@@ -1072,12 +1060,7 @@ void TreeBRSolver::compute_device() {
   device_->begin(device_->pool(false) + device_->base(false, 0), T.n, rules_.images, eps_, true);
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
   // BEATNIK_TREE_RUNS sets their number for measurements (default 16).
-  static const int wanted_runs = [] {
-    const char* e = std::getenv("BEATNIK_TREE_RUNS");
-    const int v = e ? std::atoi(e) : 16;
-    if (v < 1) throw Error("tree solver: BEATNIK_TREE_RUNS must be a positive number of runs");
-    return v;
-  }();
+  static const int wanted_runs = int(env::integer("BEATNIK_TREE_RUNS", 1, 1 << 20).value_or(16));
   const int run = std::max(min_run, (nb + wanted_runs - 1) / wanted_runs);
   double list_s = 0.0, edge_s = 0.0, edge_keys_s = 0.0;
   long low = 0;
@@ -1176,7 +1159,7 @@ void TreeBRSolver::compute_device() {
   // With the device build and migration the velocities stay on the device for to_surface (one
   // rank: straight into the field by tree order; several: the return trip in device memory),
   // unless the sums' bench replays them on the host.
-  acc_on_device_ = build_dev_ && mig_space_ == space_ && !std::getenv("BEATNIK_TREE_SUMS_BENCH");
+  acc_on_device_ = build_dev_ && mig_space_ == space_ && !env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30);
   if (!acc_on_device_) {
     acc_near_.resize(3 * size_t(T.n));
     acc_far_.resize(3 * size_t(T.n));

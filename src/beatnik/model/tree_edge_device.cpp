@@ -1,6 +1,7 @@
 // Edge-term tables and sums in one space (tree_edge_device.hpp). Compiled by nvcc in the CUDA
 // build (the lambdas run as device kernels there, the sort is two CUB radix sorts or CUB's
 // segmented stable sort), by the host compiler otherwise (std::stable_sort per table).
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_edge_device.hpp"
 
 #include <algorithm>
@@ -438,11 +439,8 @@ __global__ void __launch_bounds__(kFuseThreads) fused_blocks_kernel(const Tab* t
 // values into a buffer (gather_pass) then the block sums (blocks_pass); 1: the sorted copy
 // (copy_pass) then fused_blocks_kernel (device; the host runs 0 whatever it is).
 int table_pass_variant(int asked) {
-  static const int env = [] {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_TABLES");
-    return e && *e ? std::atoi(e) : 1;
-  }();
-  const int v = asked >= 0 ? asked : env;
+  static const int knob = int(env::integer("BEATNIK_TREE_EDGE_TABLES", 0, 1).value_or(1));
+  const int v = asked >= 0 ? asked : knob;
   if (v < 0 || v > 1) throw Error("tree edge tables: variant 0 or 1 (BEATNIK_TREE_EDGE_TABLES)");
   return v;
 }
@@ -813,11 +811,8 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 // docs/tree.md "The edge stage's kernel and tables").
 constexpr int kDefaultSumVariant = 13, kSumVariants = TreeEdgeDevice::kKernelVariants;
 int sum_variant(int asked) {
-  static const int env = [] {
-    const char* e = std::getenv("BEATNIK_TREE_EDGE_KERNEL");
-    return e ? std::atoi(e) : kDefaultSumVariant;
-  }();
-  const int v = asked >= 0 ? asked : env;
+  static const int knob = int(env::integer("BEATNIK_TREE_EDGE_KERNEL", 0, kSumVariants - 1).value_or(kDefaultSumVariant));
+  const int v = asked >= 0 ? asked : knob;
   if (v < 0 || v >= kSumVariants) throw Error("tree edge sums: kernel variant 0 to " + std::to_string(kSumVariants - 1) + " (BEATNIK_TREE_EDGE_KERNEL)");
   return v;
 }

@@ -5,6 +5,7 @@
 // batch, range by range) stays as variant 0. Each target's additions come in a fixed order
 // (bitwise reproducible). The lists travel launch by launch through page-locked staging, queued
 // on the work stream.
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
 
 #include <algorithm>
@@ -479,11 +480,8 @@ constexpr int kDefaultVariant = 8;  // the fastest at 1024² on the H100 (docs/t
 constexpr int kStatsVariant = 6;
 int variant_from_env() {
   static const int v = [] {
-    const char* e = std::getenv("BEATNIK_TREE_SUMS_KERNEL");
-    if (!e || !*e) return kDefaultVariant;
-    const int x = std::atoi(e);
-    if (x < 0 || x > 8 || x == 3 || x == 6) throw Error("BEATNIK_TREE_SUMS_KERNEL: 0, 1, 2, 4, 5, 7 or 8");
-    return x;
+    const std::optional<std::string> x = env::choice("BEATNIK_TREE_SUMS_KERNEL", {"0", "1", "2", "4", "5", "7", "8"});
+    return x ? std::stoi(*x) : kDefaultVariant;
   }();
   return v;
 }
@@ -996,8 +994,8 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     }
   }
   const double* extra = far_extra ? far_extra() : nullptr;
-  const char* bench_env = std::getenv("BEATNIK_TREE_SUMS_BENCH");
-  const bool bench_now = bench_env && std::atoi(bench_env) == calls_ + 1 && !wrapped_;
+  static const std::optional<long> bench_call = env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30);
+  const bool bench_now = bench_call && *bench_call == calls_ + 1 && !wrapped_;
   std::vector<double> sums_far;  // the bench's reference: the far sums without the edge terms
   if (bench_now && extra && n_ > 0) {
     sums_far.resize(3 * n_);

@@ -1,5 +1,6 @@
 // The upward pass in three passes per tree depth (tree_upward.hpp). Compiled by nvcc in the CUDA
 // build (the lambdas run as device kernels there), by the host compiler otherwise.
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
@@ -114,10 +115,8 @@ __global__ void __launch_bounds__(kChunkThreads) chunk_sums_kernel(const TreeUpw
 
 bool tree_overlap() {
   static const bool on = [] {
-    for (const char* name : {"BEATNIK_TREE_OVERLAP", "BEATNIK_TREE_LET_OVERLAP"}) {  // (the second: an alias)
-      const char* e = std::getenv(name);
-      if (e && std::string(e) == "0") return false;
-    }
+    for (const char* name : {"BEATNIK_TREE_OVERLAP", "BEATNIK_TREE_LET_OVERLAP"})  // (the second: an alias)
+      if (env::choice(name, {"0", "1"}) == "0") return false;
     return true;
   }();
   return on;
