@@ -1,7 +1,7 @@
 // The environment's knobs are checked (base/env.hpp): unset or empty is "not given"; an integer
 // knob takes a whole base-10 integer in its range and a choice knob one of its names; anything
-// else is an InputError naming the variable, not a silent default. Also through a real knob of
-// the tree solver, read where it is used.
+// else is an InputError naming the variable, not a silent default (cli.program checks a real
+// knob's refusal by the program: exit 2, one message).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
