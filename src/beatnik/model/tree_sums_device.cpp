@@ -1015,7 +1015,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   cc_pairs = static_cast<long>(pairs[2]);
   finish_s = wall_seconds() - t;
   ++calls_;
-  if (bench_env && std::atoi(bench_env) == calls_) {
+  if (bench_call && *bench_call == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
     else if (!acc_near || !acc_far) std::fprintf(stderr, "tree-sums-bench: call %d: the velocities stayed on the device, no replay\n", calls_);
     else bench(acc_near, extra ? sums_far.data() : acc_far, near_pairs, far_pairs);
