@@ -70,6 +70,8 @@ TEST(Env, ChoiceTakesOneOfItsNames) {
     EXPECT_NE(m.find(kName), std::string::npos) << bad << ": " << m;
     EXPECT_NE(m.find("host or device"), std::string::npos) << bad << ": " << m;
   }
+  setenv(kName, "3", 1);
+  EXPECT_NE(input_error([] { env::choice(kName, {"0", "1", "2"}); }).find("0, 1 or 2 is expected"), std::string::npos);
   unsetenv(kName);
 }
 

@@ -22,10 +22,12 @@ std::optional<long> integer(const char* name, long lo, long hi) {
 std::optional<std::string> choice(const char* name, std::initializer_list<std::string_view> choices) {
   const char* e = std::getenv(name);
   if (!e || !*e) return std::nullopt;
-  std::string listed;
+  std::string listed;  // "a or b", "a, b or c"
+  size_t k = 0;
   for (std::string_view c : choices) {
     if (c == e) return std::string(e);
-    listed += (listed.empty() ? "" : " or ") + std::string(c);
+    listed += (k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ") + std::string(c);
+    ++k;
   }
   throw InputError(std::string(name) + "='" + e + "': " + listed + " is expected");
 }
