@@ -4,11 +4,12 @@ import subprocess
 import sys
 
 
-def run_beatnik(mpiexec, beatnik, opts, ranks, timeout, extra=()):
-    """The finished process (stdout and stderr captured), or None when it ran past `timeout`."""
+def run_beatnik(mpiexec, beatnik, opts, ranks, timeout, extra=(), env=None):
+    """The finished process (stdout and stderr captured), or None when it ran past `timeout`.
+    env: the environment to run in (None: this process's)."""
     cmd = [mpiexec, "-n", str(ranks), beatnik, "--fftw-plan", "estimate", *extra, *opts]
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None
 

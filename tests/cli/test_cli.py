@@ -7,7 +7,6 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -176,13 +175,8 @@ for opts, expect in bad_inputs:
 
 # An environment knob given a value it does not take (base/env.hpp; docs/tree.md "Environment
 # knobs") is refused as a bad option is: exit 2, one message naming the variable, no hang.
-knob_env = dict(os.environ, BEATNIK_TREE_DUAL_LISTS="fastest")
-try:
-    p = subprocess.run([args.mpiexec, "-n", "2", args.beatnik, "--fftw-plan", "estimate", "-O", "high", "-S", "tree",
-                        "-n", "16", "-t", "1", "--results", results], env=knob_env, capture_output=True, text=True,
-                       timeout=60)
-except subprocess.TimeoutExpired:
-    p = None
+p = run_beatnik(args.mpiexec, args.beatnik, ["-O", "high", "-S", "tree", "-n", "16", "-t", "1", "--results", results],
+                2, 60, env=dict(os.environ, BEATNIK_TREE_DUAL_LISTS="fastest"))
 check("bad environment knob exits", p is not None, "hung (no exit within 60 s)")
 if p is not None:
     errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
