@@ -1,5 +1,4 @@
 // Host and device allocation, copies and bookkeeping.
-#include "beatnik/base/env.hpp"
 #include "beatnik/exec/memory.hpp"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/cuda_check.hpp"
 #include "beatnik/exec/parallel_for.hpp"

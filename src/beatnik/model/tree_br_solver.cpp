@@ -1,4 +1,3 @@
-#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/br_kernel.hpp"
@@ -1159,7 +1159,7 @@ void TreeBRSolver::compute_device() {
   // With the device build and migration the velocities stay on the device for to_surface (one
   // rank: straight into the field by tree order; several: the return trip in device memory),
   // unless the sums' bench replays them on the host.
-  acc_on_device_ = build_dev_ && mig_space_ == space_ && !env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30);
+  acc_on_device_ = build_dev_ && mig_space_ == space_ && tree_sums_bench_call() == 0;
   if (!acc_on_device_) {
     acc_near_.resize(3 * size_t(T.n));
     acc_far_.resize(3 * size_t(T.n));

@@ -1,7 +1,6 @@
 // Edge-term tables and sums in one space (tree_edge_device.hpp). Compiled by nvcc in the CUDA
 // build (the lambdas run as device kernels there, the sort is two CUB radix sorts or CUB's
 // segmented stable sort), by the host compiler otherwise (std::stable_sort per table).
-#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_edge_device.hpp"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <numeric>
 #include <string>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/cuda_check.hpp"

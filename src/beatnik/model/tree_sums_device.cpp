@@ -5,7 +5,6 @@
 // batch, range by range) stays as variant 0. Each target's additions come in a fixed order
 // (bitwise reproducible). The lists travel launch by launch through page-locked staging, queued
 // on the work stream.
-#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_sums_device.hpp"
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <functional>
 #include <limits>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/cuda_check.hpp"
@@ -663,6 +663,11 @@ TreeSumsDevice::TreeSumsDevice()
       down_grids_(exec::Space::Device, 0),
       down_sw_(exec::Space::Device, 0) {}
 
+long tree_sums_bench_call() {
+  static const long k = env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30).value_or(0);
+  return k;
+}
+
 #if defined(BEATNIK_DEVICE_COMPILE)
 template <class T>
 void TreeSumsDevice::release(Staging<T>& s) {
@@ -994,8 +999,8 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
     }
   }
   const double* extra = far_extra ? far_extra() : nullptr;
-  static const std::optional<long> bench_call = env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30);
-  const bool bench_now = bench_call && *bench_call == calls_ + 1 && !wrapped_;
+  const long bench_call = tree_sums_bench_call();
+  const bool bench_now = bench_call == calls_ + 1 && !wrapped_;
   std::vector<double> sums_far;  // the bench's reference: the far sums without the edge terms
   if (bench_now && extra && n_ > 0) {
     sums_far.resize(3 * n_);
@@ -1015,7 +1020,7 @@ void TreeSumsDevice::finish(double* acc_near, double* acc_far, long& near_pairs,
   cc_pairs = static_cast<long>(pairs[2]);
   finish_s = wall_seconds() - t;
   ++calls_;
-  if (bench_call && *bench_call == calls_) {
+  if (bench_call == calls_) {
     if (wrapped_) std::fprintf(stderr, "tree-sums-bench: call %d: the staging wrapped, no replay\n", calls_);
     else if (!acc_near || !acc_far) std::fprintf(stderr, "tree-sums-bench: call %d: the velocities stayed on the device, no replay\n", calls_);
     else bench(acc_near, extra ? sums_far.data() : acc_far, near_pairs, far_pairs);

@@ -185,6 +185,10 @@ class TreeSumsDevice {
   int launches_ = 0;
 };
 
+// BEATNIK_TREE_SUMS_BENCH=k (measurement only): the call after whose sums every kernel variant
+// is replayed on its launches (TreeSumsDevice::finish); 0 when unset. Read once.
+long tree_sums_bench_call();
+
 // For the tests: of the n values d (host), how many rsqrt_normal (the sums kernel's branch-free
 // reciprocal square root) and the library's rsqrt give different bits for on the device.
 long tree_rsqrt_mismatches(const double* d, long n);

@@ -1,6 +1,5 @@
 // The upward pass in three passes per tree depth (tree_upward.hpp). Compiled by nvcc in the CUDA
 // build (the lambdas run as device kernels there), by the host compiler otherwise.
-#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_upward.hpp"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/exec/device_clock.hpp"
 #include "beatnik/exec/last_at_most.hpp"
