@@ -560,4 +560,6 @@ for let in ("alltoallv", "rma"):
               str(list(doc["communication"])))
 
 shutil.rmtree(maps, ignore_errors=True)
+shutil.rmtree(tmp, ignore_errors=True)
+os.remove(plain_file)
 check.finish()

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -39,18 +40,26 @@ std::vector<double> fill(const BlockBox& b, int k) {
   return v;
 }
 
-std::string shared_dir() {
-  std::string d;
-  if (test::world_rank() == 0) {
-    char tmpl[] = "/tmp/beatnik-io-unit-XXXXXX";
-    d = mkdtemp(tmpl);
+// A folder every rank writes into, removed with what it holds when the test ends.
+struct SharedDir {
+  std::string path;
+  SharedDir() {
+    if (test::world_rank() == 0) {
+      char tmpl[] = "/tmp/beatnik-io-unit-XXXXXX";
+      path = mkdtemp(tmpl);
+    }
+    int len = static_cast<int>(path.size());
+    MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    path.resize(len);
+    MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
   }
-  int len = static_cast<int>(d.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  d.resize(len);
-  MPI_Bcast(d.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return d;
-}
+  ~SharedDir() {
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank done with its files
+    if (test::world_rank() == 0) std::filesystem::remove_all(path);
+  }
+  SharedDir(const SharedDir&) = delete;
+  SharedDir& operator=(const SharedDir&) = delete;
+};
 
 std::vector<Hdf5Mode> modes() {
   std::vector<Hdf5Mode> m{Hdf5Mode::Blocks};
@@ -72,7 +81,8 @@ TEST(IoChecksum, IndependentOfDecomposition) {
 }
 
 TEST(IoCheckpoint, WrittenOnRowsReadOnColumns) {
-  const std::string dir = shared_dir();
+  const SharedDir shared;
+  const std::string& dir = shared.path;
   for (Hdf5Mode mode : modes()) {
     const BlockBox rows = block(true), cols = block(false);
     CheckpointMeta meta;
@@ -116,7 +126,8 @@ TEST(IoCheckpoint, MissingFileRefusedOnEveryRank) {
 }
 
 TEST(IoMesh, FilesAndIndex) {
-  const std::string dir = shared_dir();
+  const SharedDir shared;
+  const std::string& dir = shared.path;
   for (Hdf5Mode mode : modes()) {
     std::vector<BlockBox> boxes;
     for (int r = 0; r < test::world_size(); ++r) {
