@@ -28,13 +28,12 @@ using tree::interpolate;
 
 TreeParameters tree_parameters(double tolerance, bool dual) {
   if (tolerance < 1e-9) return {0.3, 16};
-  // The single traversal takes two degrees more (16 at 1e-9): with the dual's degrees its error
-  // on a free sech² surface sits at 0.8–1.3 of TOL from 256² to 2048² (docs/tree.md "The single
-  // traversal's degrees"); the dual's stays 10–30 below.
-  // At 1e-6 the single traversal's (0.35, 8) was faster than (0.4, 10) on the GPU, or even with
-  // it, from 256² to 1024² periodic and free, its error 4–100 below TOL ("The single column at
-  // TOL 1e-6").
-  if (tolerance >= 1e-3) return {0.4, dual ? 4 : 6};
+  // The single traversal's error on a free sech² surface sits at 0.8–1.3 of TOL from 256² to
+  // 2048² with the dual's column (docs/tree.md "The single traversal's degrees"; the dual's stays
+  // 10–30 below): it takes θ 0.35 at 1e-3 and 1e-6, faster on the GPU than two degrees more at θ
+  // 0.4 and at least 3.8 below TOL from 256² to 2048² ("The single column at θ 0.35"), and two
+  // degrees more at 1e-9.
+  if (tolerance >= 1e-3) return dual ? TreeParameters{0.4, 4} : TreeParameters{0.35, 4};
   if (tolerance >= 1e-6) return dual ? TreeParameters{0.4, 8} : TreeParameters{0.35, 8};
   return {0.4, dual ? 12 : 16};
 }
