@@ -10,7 +10,7 @@
 #   scripts/gpu-tree-bench.sh migrate BUILD_DIR OUT_DIR [GPUS]   the particles' migration on the device
 #       against the host round trip (BEATNIK_TREE_MIGRATE=host): weak 1024^2 per GPU on 1, 2 and GPUS
 #       GPUs, alltoallv LET, each pair in the same job; the same checksum expected (the same bits)
-#   scripts/gpu-tree-bench.sh sizes BUILD_DIR OUT_DIR   one GPU: the 1024^2 case's tree at 256^2, 512^2,
+#   scripts/gpu-tree-bench.sh sizes BUILD_DIR OUT_DIR   one GPU: the 1024^2 case's tree (dual traversal) at 256^2, 512^2,
 #       1024^2 and 2048^2 (the BR call time against N; beatnik-report OUT_DIR draws it with N log N)
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
 #       exact solver, and 2048^2; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
@@ -98,7 +98,9 @@ case $mode in
     ;;
   sizes)
     for n in 256 512 1024 2048; do
-      run "size_tree_cos$n" 1 -O high -n "$n" -b periodic -I cos -S tree --br-tolerance 1e-6 -t 3 --warmup 1
+      # One traversal at every size (auto would run single at 256²: a series of its own in the report).
+      run "size_tree_cos$n" 1 -O high -n "$n" -b periodic -I cos -S tree --br-tolerance 1e-6 --tree-traversal dual \
+        -t 3 --warmup 1
     done
     ;;
   single)
