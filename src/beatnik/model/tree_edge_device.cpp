@@ -1243,7 +1243,7 @@ void TreeEdgeDevice::wait() {
   if (!summed_) return;
   unsigned long long c[4] = {0, 0, 0, 0};
   exec::copy(c, exec::Space::Host, counts_.data(), space_, 4);
-  static const bool stats = std::getenv("BEATNIK_TREE_EDGE_STATS") != nullptr;
+  static const bool stats = env::choice("BEATNIK_TREE_EDGE_STATS", {"0", "1"}) == "1";
   if (stats)  // the warp kernel's terms with proxy pairs: rows staged, rows from global memory
     std::fprintf(stderr, "tree edge kernel: %llu warp terms staged, %llu not\n", c[2], c[3]);
   proxy_pairs = static_cast<long>(c[0]);
