@@ -11,8 +11,6 @@
 #include <limits>
 #include <string>
 
-#include <omp.h>
-
 #include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/scratch.hpp"
@@ -1041,16 +1039,6 @@ long TreeBRSolver::sums_host(bool far_field, double* acc) {
   return pairs;
 }
 
-namespace {
-// BEATNIK_TREE_LAUNCHER=k (-x cuda, dual traversal): k threads launch run r's sums, grids and edge
-// stage while the others build run r + 1's lists (docs/tree.md "The dual's host work pipelined");
-// 0: one after the other.
-int launcher_threads() {
-  static const int k = static_cast<int>(env::integer("BEATNIK_TREE_LAUNCHER", 0, 1 << 10).value_or(0));
-  return k;
-}
-}  // namespace
-
 // -x cuda: the lists in runs of batches, each run's near and far sums queued on the device
 // (tree_sums_device.hpp) while the host builds the next run's lists; the same lists, ranges and
 // order of the additions per target as the host's near() and far().
@@ -1127,23 +1115,18 @@ void TreeBRSolver::compute_device() {
     for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
   }
   int runs = 0, edge_b0 = 0;
-  // A run's lists and ranges (the builder), then its launches: its batches' sums, its clusters'
-  // grids, the edge stage every `pipe` runs (the launcher, which makes every CUDA call).
-  auto build = [&](size_t r, long& low_sum) {
+  for (size_t r = 0; r < run_end.size(); ++r) {
     const int b0 = r == 0 ? 0 : run_end[r - 1], b1 = run_end[r];
+    const double t0 = wall_seconds();
     if (dual) dual_device_run(parts, run_parts[r], run_parts[r + 1]);
     else lists(b0, b1);
-    long l = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : l)
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : low)
     for (int b = b0; b < b1; ++b) {
       near_ranges(b, dev_near_[b]);
       far_ranges(b, dev_far_[b]);
-      l += low_terms(b);
+      low += low_terms(b);
     }
-    low_sum += l;
-  };
-  auto launch_run = [&](size_t r) {
-    const int b0 = r == 0 ? 0 : run_end[r - 1], b1 = run_end[r];
+    list_s += wall_seconds() - t0;
     device_->launch(b0, b1, batch, dev_near_, dev_far_);
     if (dual) {  // this run's target clusters' grids
       const double t1 = wall_seconds();
@@ -1157,59 +1140,6 @@ void TreeBRSolver::compute_device() {
       edge_keys_s += edge_pipe_run(edge_b0, b1);
       edge_b0 = b1;
       edge_s += wall_seconds() - t;
-    }
-  };
-  const int launcher = dual ? launcher_threads() : 0;
-  const int threads = omp_get_max_threads();
-  if (launcher > 0 && threads > launcher && run_end.size() > 1) {
-    // The dual's host work pipelined: one thread builds run r + 1's lists with threads − launcher
-    // threads while this one (CUDA's) launches run r with `launcher` threads. The builder writes
-    // only run r + 1's lists, cluster–cluster terms and ranges; the launcher reads only runs ≤ r.
-    std::atomic<size_t> built{0};
-    std::exception_ptr failed;
-    const int levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(std::max(levels, 2));
-#pragma omp parallel num_threads(2)
-    {
-      if (omp_get_thread_num() == 1) {
-        omp_set_num_threads(threads - launcher);
-        try {
-          for (size_t r = 0; r < run_end.size(); ++r) {
-            const double t0 = wall_seconds();
-            build(r, low);
-            list_s += wall_seconds() - t0;
-            built.store(r + 1, std::memory_order_release);
-            built.notify_all();
-          }
-        } catch (...) {
-#pragma omp critical(beatnik_tree_pipeline)
-          if (!failed) failed = std::current_exception();
-          built.store(run_end.size() + 1, std::memory_order_release);
-          built.notify_all();
-        }
-      } else {
-        omp_set_num_threads(launcher);
-        try {
-          for (size_t r = 0; r < run_end.size(); ++r) {
-            for (size_t k = built.load(std::memory_order_acquire); k <= r; k = built.load(std::memory_order_acquire))
-              built.wait(k, std::memory_order_acquire);
-            if (built.load(std::memory_order_acquire) > run_end.size()) break;  // the builder failed
-            launch_run(r);
-          }
-        } catch (...) {
-#pragma omp critical(beatnik_tree_pipeline)
-          if (!failed) failed = std::current_exception();
-        }
-      }
-    }
-    omp_set_max_active_levels(levels);
-    if (failed) std::rethrow_exception(failed);
-  } else {
-    for (size_t r = 0; r < run_end.size(); ++r) {
-      const double t0 = wall_seconds();
-      build(r, low);
-      list_s += wall_seconds() - t0;
-      launch_run(r);
     }
   }
   // One-shot: the edge terms' keys and term lists on the host while the device drains the last
