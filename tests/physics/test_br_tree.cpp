@@ -736,7 +736,8 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
 // (dual_reference: every pair re-decided from scratch at every level) term for term — every
 // batch's near, far and edge terms and every target cluster's cluster–cluster terms, in order —
 // and a whole call gives the same bits. On a wavy 64² cosine, periodic (K = 1 and 2) and free, at
-// TOL 1e-3, 1e-6 and 1e-9, leaf 16 (LET parts on more than one rank).
+// TOL 1e-3, 1e-6 and 1e-9, leaf 16 (LET parts on more than one rank). So do the lists whose
+// leaves are walked by the lists' kernels (dual_terms_kernel: -x cuda's leaves, run on the host).
 namespace {
 // The dual lists' cases: the multi-mode cosine (magnitude 0.1, period 3) on an n² mesh, and the
 // settings of TOL with the dual traversal.
@@ -790,6 +791,11 @@ TEST(TreeBR, DualFastListsEqualTheReference) {
           tree.dual_reference = false;
           tree.dual_lists_again();
           EXPECT_EQ(tree.dual_terms(), terms[0]) << what << ": the fast lists again";
+          // The leaves' walks by the lists' kernels (-x cuda's dual_leaves_device, here on the
+          // host) from the pairs the traversal hands the leaves: the same terms in the same order.
+          EXPECT_EQ(tree.dual_terms_kernel(), terms[0]) << what << ": the leaves by the lists' kernels";
+          EXPECT_EQ(tree.dual_terms_kernel(exec::Space::Host, true), terms[0]) << what << ": the leaves queued";
+          EXPECT_EQ(tree.dual_terms(), terms[0]) << what << ": the host's lists after the kernels'";
         }
       }
       EXPECT_GT(terms[0].size(), 0u) << what;

@@ -236,6 +236,7 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
   // host's dual traversal: every pair count equal (the same lists) and the velocities to 1e-12;
   // two calls of one solver bitwise equal; within the tolerance of the device's single
   // traversal. Periodic (edge terms too) and free, TOL 1e-3 and 1e-6, the multi-mode cosine.
+  // The leaves walked on the host (the default) and by the lists' kernels: the same bits.
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
   long cc_all = 0;
   for (const char* boundary : {"periodic", "free"})
@@ -252,6 +253,22 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
       solver.min_run = 8;
       const std::vector<std::vector<double>> calls = two_calls(solver, s, state, omega, out);
       const model::TreeBRSolver::Totals t = solver.totals();
+      // The leaves walked by the lists' kernels (BEATNIK_TREE_DUAL_LEAVES=device) instead of on
+      // the host (leaf_visit): the same lists, so the same bits and counts, call after call.
+      model::TreeBRSolver dev_leaves(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
+      dev_leaves.min_run = 8;
+      dev_leaves.dual_leaves_on_device = 1;
+      const std::vector<std::vector<double>> by_dev = two_calls(dev_leaves, s, state, omega, out);
+      const model::TreeBRSolver::Totals td = dev_leaves.totals();
+      EXPECT_EQ(by_dev[0], calls[0]) << boundary << " TOL " << tol << ": the leaves walked on the device";
+      EXPECT_EQ(by_dev[1], calls[0]) << boundary << " TOL " << tol << ": the leaves walked on the device, call 2";
+      EXPECT_EQ(td.cluster_terms, t.cluster_terms) << boundary << " TOL " << tol;
+      EXPECT_EQ(td.low_terms, t.low_terms) << boundary << " TOL " << tol;
+      EXPECT_EQ(td.edge_terms, t.edge_terms) << boundary << " TOL " << tol;
+      EXPECT_EQ(td.direct_pairs, t.direct_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(td.proxy_pairs, t.proxy_pairs) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.cluster_terms, 2 * h.cluster_terms) << boundary << " TOL " << tol;
+      EXPECT_EQ(t.low_terms, 2 * h.low_terms) << boundary << " TOL " << tol;
       b.tree_dual = false;
       const auto single = device_velocity<model::TreeBRSolver>(s, b);
       const double d = max_rel(calls[0], host), e_single = rel_2norm(calls[0], single);

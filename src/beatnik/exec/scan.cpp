@@ -11,6 +11,24 @@
 namespace beatnik::exec {
 
 long ExclusiveScan::run(const long* in, long* out, long n) {
+  queue(in, out, n);
+  if (space_ == Space::Host) return out[n];
+#if defined(BEATNIK_DEVICE_COMPILE)
+  // The total read back by waiting for the work stream only (a synchronous copy would also wait
+  // for the legacy stream's work: the lists' kernels run on a stream of their own beside the
+  // upward pass, tree_lists_device.cpp).
+  const cudaStream_t st = detail::stream();
+  long total = 0;
+  if (cudaMemcpyAsync(&total, out + n, sizeof(long), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+      cudaStreamSynchronize(st) != cudaSuccess)
+    throw Error("exclusive scan: reading the total back failed");
+  return total;
+#else
+  no_device_backend("exclusive scan");
+#endif
+}
+
+void ExclusiveScan::queue(const long* in, long* out, long n) {
   if (space_ == Space::Host) {
     long acc = 0;
     for (long k = 0; k < n; ++k) {
@@ -18,12 +36,9 @@ long ExclusiveScan::run(const long* in, long* out, long n) {
       acc += in[k];
     }
     out[n] = acc;
-    return acc;
+    return;
   }
 #if defined(BEATNIK_DEVICE_COMPILE)
-  // Everything on the work stream, the total read back by waiting for that stream only (a
-  // synchronous copy would also wait for the legacy stream's work: the lists' kernels run on a
-  // stream of their own beside the upward pass, tree_lists_device.cpp).
   const cudaStream_t st = detail::stream();
   if (cudaMemsetAsync(out, 0, sizeof(long), st) != cudaSuccess) throw Error("cudaMemsetAsync failed");
   if (n > 0) {
@@ -34,11 +49,6 @@ long ExclusiveScan::run(const long* in, long* out, long n) {
     if (cub::DeviceScan::InclusiveSum(scratch_.data(), bytes, in, out + 1, n, detail::stream()) != cudaSuccess)
       throw Error("cub::DeviceScan::InclusiveSum failed");
   }
-  long total = 0;
-  if (cudaMemcpyAsync(&total, out + n, sizeof(long), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
-      cudaStreamSynchronize(st) != cudaSuccess)
-    throw Error("exclusive scan: reading the total back failed");
-  return total;
 #else
   no_device_backend("exclusive scan");
 #endif

@@ -11,6 +11,9 @@ class ExclusiveScan {
   // out[k] = in[0] + ... + in[k−1] for k = 0..n (n + 1 entries; out[n] is the total), both in
   // the scan's space, not aliased. Returns the total on the host.
   long run(const long* in, long* out, long n);
+  // The same without reading the total back: queued on the work stream, nothing waited for
+  // (on the host: done when it returns).
+  void queue(const long* in, long* out, long n);
 
  private:
   Space space_;

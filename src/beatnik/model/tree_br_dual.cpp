@@ -37,10 +37,13 @@ constexpr double kTargetMargin = tree::kEdgeMargin;
 // The lists of every batch and every internal target cluster's cluster–cluster terms: from the
 // roots, every source tree at every image; each target cluster hands its children the pairs it
 // could not settle, in a fixed order (the lists do not depend on the thread count).
-void TreeBRSolver::dual_lists() {
+// collect: the leaves keep their pairs in pend_ (dual_terms_kernel) instead of walking them.
+void TreeBRSolver::dual_lists(bool collect) {
   if (!computes(gate_)) return gate_->stand_in("br.tree.compute.lists");
   dual_begin();
   if (batches() == 0) return;
+  pend_.resize(batches());
+  dual_collect_ = collect;
   const std::vector<Pending> roots = dual_roots();
 #pragma omp parallel
 #pragma omp single
@@ -48,6 +51,7 @@ void TreeBRSolver::dual_lists() {
     if (dual_reference) dual_node_reference(0, roots, 0);
     else dual_node(0, roots, 0);
   }
+  dual_collect_ = false;
 }
 
 std::vector<long> TreeBRSolver::dual_terms() const {
@@ -198,6 +202,10 @@ inline int low_at(const tree::LowSets& l, int c, double rho) {
 // leaf_visit (fast) or by visit (the reference traversal): the same terms.
 void TreeBRSolver::dual_leaf(int b, const std::vector<Pending>& in, bool fast) {
   const int k = leaf_of_[b];
+  if (dual_collect_) {  // walked on the device (dual_leaves_device)
+    pend_[k] = in;
+    return;
+  }
   near_[k].clear();
   far_[k].clear();
   edge_[k].clear();

@@ -6,6 +6,7 @@
 // the edge stage numbers its tables' keys from the device's edge terms (edges_device_lists).
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "beatnik/base/env.hpp"
@@ -99,6 +100,132 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
     edge_terms += (batch[2 * b + 1] - batch[2 * b]) * (first[2][b + 1] - first[2][b]);
   }
   load_.edge_terms += edge_terms;
+  return terms;
+}
+
+// The dual traversal's leaves on the device: dual_leaves_on_device, else BEATNIK_TREE_DUAL_LEAVES
+// (host | device), else the host's walk (measured faster on one H200 at 1024² and 2048²:
+// docs/tree.md "The dual leaves on the device").
+bool TreeBRSolver::device_dual_leaves() const {
+  static const std::optional<std::string> knob = env::choice("BEATNIK_TREE_DUAL_LEAVES", {"host", "device"});
+  const int v = dual_leaves_on_device >= 0 ? dual_leaves_on_device : knob && *knob == "device";
+  return device_ && settings_.tree_dual && v > 0;
+}
+
+// The trees and their range tables once per call (lists_dev_ holds them; every run's pass reads
+// them), and the batches' targets; after dual_device_begin (the balls).
+void TreeBRSolver::dual_leaves_begin() {
+  if (batches() == 0) return;
+  if (!lists_dev_) lists_dev_ = std::make_unique<tree::ListsPass>(space_);
+  std::vector<tree::ListTree> trees;
+  DualLeaves& d = dual_dev_;
+  lists_input(trees, d.targets, d.clusters, d.sets);
+  lists_dev_->upload_trees(input_of(trees, d.targets, rules_), d.clusters, d.sets);
+  const int nt = static_cast<int>(sources_.size());
+  std::vector<tree::RangeTree> ranges(nt);
+  for (int s = 0; s < nt; ++s) {
+    const tree::SourceTree& S = sources_[s];
+    ranges[s] = {S.n, device_->base(false, s), device_->base(true, s), device_->base(true, nt + s),
+                 S.proxy_count.data(), low_[s].start.data(), low_[s].count.data()};
+  }
+  lists_dev_->upload_ranges(ranges, d.clusters, d.sets);
+  pend_.resize(batches());
+}
+
+// Batches [b0, b1)'s pairs (pend_) as the leaves' pass reads them: in batch order (each with its
+// batch from b0), first[i] batch b0 + i's first item (b1 − b0 + 1 entries).
+void TreeBRSolver::pending_items(int b0, int b1, std::vector<tree::ListPending>& items,
+                                 std::vector<long>& first) const {
+  const int nb = b1 - b0;
+  first.assign(nb + 1, 0);
+  for (int i = 0; i < nb; ++i) first[i + 1] = first[i] + static_cast<long>(pend_[b0 + i].size());
+  items.resize(static_cast<size_t>(first[nb]));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nb; ++i) {
+    long q = first[i];
+    for (const Pending& c : pend_[b0 + i]) items[q++] = {c.tree, c.cluster, c.mx, c.my, c.full ? 1 : 0, i};
+  }
+}
+
+// Tests: the last call's dual lists made again with the leaves' walks by the lists' kernels (in
+// `space`; queued: -x cuda's queue_pending and complete, else run_pending), flattened as
+// dual_terms(); the host's lists are made again afterwards.
+std::vector<long> TreeBRSolver::dual_terms_kernel(exec::Space space, bool queued) {
+  dual_lists(true);
+  const int nb = batches();
+  std::vector<tree::ListTree> trees;
+  std::vector<tree::ListTarget> targets;
+  std::vector<long> clusters, sets;
+  lists_input(trees, targets, clusters, sets);
+  tree::ListsPass owner(space), pass(space);
+  owner.upload_trees(input_of(trees, targets, rules_), clusters, sets);
+  std::vector<tree::ListPending> items;
+  std::vector<long> first;
+  pending_items(0, nb, items, first);
+  if (queued) {  // the ranges' tables too (the pools' bases do not matter to the lists)
+    const int nt = static_cast<int>(sources_.size());
+    std::vector<tree::RangeTree> ranges(nt);
+    for (int s = 0; s < nt; ++s)
+      ranges[s] = {sources_[s].n, 0, 0, 0, sources_[s].proxy_count.data(), low_[s].start.data(), low_[s].count.data()};
+    owner.upload_ranges(ranges, clusters, sets);
+    const std::vector<long> bf = batch_first();
+    std::vector<long> bounds;
+    for (int b = 0; b < nb; ++b) bounds.insert(bounds.end(), {bf[b], bf[b + 1]});
+    pass.queue_pending(owner, 0, nb, items.data(), first.data(), rules_, bounds);
+    while (!pass.complete()) pass.queue_again();
+  } else {
+    pass.run_pending(owner, 0, nb, items.data(), first.data(), rules_);
+  }
+  const tree::HostLists h = pass.to_host();
+  std::vector<long> out;
+  for (int b = 0; b < nb; ++b)
+    for (int k = 0; k < 3; ++k) {
+      out.push_back(h.first[k][b + 1] - h.first[k][b]);
+      for (long i = h.first[k][b]; i < h.first[k][b + 1]; ++i) {
+        const tree::ListTerm& e = h.terms[k][i];
+        out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis, 0});
+      }
+    }
+  for (const auto& v : cc_) {
+    out.push_back(static_cast<long>(v.size()));
+    for (const Term& e : v)
+      out.insert(out.end(), {e.tree, e.cluster, e.mx, e.my, e.partial, e.low, e.axis, e.target_degree});
+  }
+  dual_lists();
+  return out;
+}
+
+void TreeBRSolver::dual_leaves_queue(int run, int b0, int b1, const std::vector<long>& batch) {
+  DualLeaves& d = dual_dev_;
+  if (static_cast<int>(d.passes.size()) <= run) d.passes.resize(run + 1);
+  if (!d.passes[run]) d.passes[run] = std::make_unique<tree::ListsPass>(space_);
+  std::vector<tree::ListPending> items;
+  std::vector<long> first;
+  pending_items(b0, b1, items, first);
+  const std::vector<long> bounds(batch.begin() + 2L * b0, batch.begin() + 2L * b1);
+  d.passes[run]->queue_pending(*lists_dev_, b0, b1 - b0, items.data(), first.data(), rules_, bounds);
+}
+
+long TreeBRSolver::dual_leaves_finish(int run, int b0, int b1, const std::vector<long>& batch, long& low) {
+  tree::ListsPass& pass = *dual_dev_.passes[run];
+  while (!pass.complete()) pass.queue_again();  // (a buffer grew: the first calls)
+  low += pass.low_terms();
+  const tree::HostLists h = pass.to_host(false, true);
+  const int nb = b1 - b0;
+  long terms = 0;
+#pragma omp parallel for schedule(static) reduction(+ : terms)
+  for (int i = 0; i < nb; ++i) {
+    const int b = b0 + i;
+    near_[b].clear();
+    far_[b].clear();
+    edge_[b].clear();
+    for (long k = h.first[2][i]; k < h.first[2][i + 1]; ++k) {
+      const tree::ListTerm& e = h.terms[2][k];
+      edge_[b].push_back({e.tree, e.cluster, e.mx, e.my, e.partial != 0, e.low, e.axis});
+    }
+    terms += (batch[2 * b + 1] - batch[2 * b]) * (h.first[1][i + 1] - h.first[1][i]);
+  }
+  device_->launch_device(nb, pass.batch(), pass.near_first(), pass.near_ranges(), pass.first(1), pass.far_ranges());
   return terms;
 }
 

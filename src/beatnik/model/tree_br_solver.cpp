@@ -1090,10 +1090,20 @@ void TreeBRSolver::compute_device() {
   std::vector<size_t> run_parts;  // dual: the runs' first part
   double cc_s = 0.0;
   long far_terms = -1;  // device lists: the far (target, cluster image) terms
+  // The dual's leaves walked on the device (tree_br_lists_device.cpp): the host's traversal
+  // stops at the leaves, which keep their pairs (pend_); each run's are walked there.
+  const bool dual_dev = dual && device_dual_leaves();
+  double leaves_s = 0.0;
   if (dual) {
     const double t0 = wall_seconds();
     dual_device_begin(run, parts);
     list_s += wall_seconds() - t0;
+    if (dual_dev) {
+      const double t1 = wall_seconds();
+      dual_leaves_begin();
+      far_terms = 0;
+      leaves_s += wall_seconds() - t1;
+    }
     const double t1 = wall_seconds();
     cc_device(dual_top_);
     cc_s += wall_seconds() - t1;
@@ -1115,19 +1125,47 @@ void TreeBRSolver::compute_device() {
     for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
   }
   int runs = 0, edge_b0 = 0;
+  // The edge stage's piece every `pipe` runs, once the batches up to b1 have their edge terms.
+  auto edge_step = [&](int b1) {
+    if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
+      const double t = wall_seconds();
+      edge_keys_s += edge_pipe_run(edge_b0, b1);
+      edge_b0 = b1;
+      edge_s += wall_seconds() - t;
+    }
+  };
+  // Dual leaves on the device: run r's leaves are queued after its host work and finished (their
+  // sums queued) after run r + 1's, so that the host never waits for the GPU's queue.
+  auto leaves_finish = [&](size_t r) {
+    const int b0 = r == 0 ? 0 : run_end[r - 1], b1 = run_end[r];
+    const double t = wall_seconds();
+    far_terms += dual_leaves_finish(static_cast<int>(r), b0, b1, batch, low);
+    leaves_s += wall_seconds() - t;
+    list_s += wall_seconds() - t;
+    edge_step(b1);
+  };
   for (size_t r = 0; r < run_end.size(); ++r) {
     const int b0 = r == 0 ? 0 : run_end[r - 1], b1 = run_end[r];
     const double t0 = wall_seconds();
+    dual_collect_ = dual_dev;
     if (dual) dual_device_run(parts, run_parts[r], run_parts[r + 1]);
     else lists(b0, b1);
+    dual_collect_ = false;
+    if (dual_dev) {
+      const double t1 = wall_seconds();
+      dual_leaves_queue(static_cast<int>(r), b0, b1, batch);
+      leaves_s += wall_seconds() - t1;
+      list_s += wall_seconds() - t0;
+    } else {
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : low)
-    for (int b = b0; b < b1; ++b) {
-      near_ranges(b, dev_near_[b]);
-      far_ranges(b, dev_far_[b]);
-      low += low_terms(b);
+      for (int b = b0; b < b1; ++b) {
+        near_ranges(b, dev_near_[b]);
+        far_ranges(b, dev_far_[b]);
+        low += low_terms(b);
+      }
+      list_s += wall_seconds() - t0;
+      device_->launch(b0, b1, batch, dev_near_, dev_far_);
     }
-    list_s += wall_seconds() - t0;
-    device_->launch(b0, b1, batch, dev_near_, dev_far_);
     if (dual) {  // this run's target clusters' grids
       const double t1 = wall_seconds();
       std::vector<int> clusters;
@@ -1135,13 +1173,10 @@ void TreeBRSolver::compute_device() {
       cc_device(clusters);
       cc_s += wall_seconds() - t1;
     }
-    if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
-      const double t = wall_seconds();
-      edge_keys_s += edge_pipe_run(edge_b0, b1);
-      edge_b0 = b1;
-      edge_s += wall_seconds() - t;
-    }
+    if (!dual_dev) edge_step(b1);
+    else if (r > 0) leaves_finish(r - 1);
   }
+  if (dual_dev && !run_end.empty()) leaves_finish(run_end.size() - 1);
   // One-shot: the edge terms' keys and term lists on the host while the device drains the last
   // runs' sums, their tables and sums queued on a stream of their own beside those sums. Either
   // way the edge velocities are added to the far field on the device once both are done, before
@@ -1187,6 +1222,7 @@ void TreeBRSolver::compute_device() {
   }
   if (timers_) {
     timers_->add("br.tree.compute.lists", list_s);
+    if (dual_dev) timers_->add("br.tree.compute.lists.leaves", leaves_s);
     timers_->add("br.tree.compute.pack", device_->pack_s);
     timers_->add("br.tree.compute.copy", device_->upload_s);
     timers_->add("br.tree.compute.wait", device_->finish_s - edge_wait_s);

@@ -174,10 +174,19 @@ class TreeBRSolver : public BRSolver {
   // terms, then per own cluster its cluster–cluster terms, each list's size then its terms' fields.
   void dual_lists_again() { dual_lists(); }
   std::vector<long> dual_terms() const;
+  // The same lists with the leaves' walks made by the lists' kernels (ListsPass::run_pending, in
+  // `space`; queued: as -x cuda's dual_leaves_queue, else run_pending) from the pairs the host's
+  // traversal hands the leaves, flattened as dual_terms (the host's lists are made again afterwards).
+  std::vector<long> dual_terms_kernel(exec::Space space = exec::Space::Host, bool queued = false);
   // -x cuda, single traversal: the lists built on the device (1: the lists' kernels,
   // tree_br_lists_device.cpp; their ranges stay there) or on the host (0: lists(), their ranges
   // uploaded); −1 takes BEATNIK_TREE_LISTS=host|device, else the device. The same bits either way.
   int lists_on_device = -1;
+  // -x cuda, dual traversal: the leaves' walks on the device (1: each run's pending pairs walked
+  // by the lists' kernels, ListsPass::queue_pending; their near and far terms and ranges stay
+  // there) or on the host (0: leaf_visit); −1 takes BEATNIK_TREE_DUAL_LEAVES=host|device, else
+  // the host (faster as measured). The same lists either way, so the same bits.
+  int dual_leaves_on_device = -1;
   // Tests, single traversal: the last call's host lists (near_, far_, edge_) flattened as
   // dual_terms without the cluster–cluster terms; and the same lists made again by the lists'
   // kernels (tree_lists_device.hpp, run in `space`) from the call's trees, flattened alike.
@@ -288,7 +297,7 @@ class TreeBRSolver : public BRSolver {
     int tree, cluster, mx, my;
     bool full;
   };
-  void dual_lists();
+  void dual_lists(bool collect = false);
   void dual_node(int b, const std::vector<Pending>& in, int depth);
   void dual_leaf(int b, const std::vector<Pending>& in, bool fast);
   struct DualTarget;  // what examine reads of a target cluster, computed once per cluster
@@ -317,6 +326,24 @@ class TreeBRSolver : public BRSolver {
   void dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts);
   void dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1);
   void dual_internal(int b, std::vector<int>& out) const;  // b's internal clusters with terms
+  bool device_dual_leaves() const;  // this call's dual leaves walked on the device (dual_leaves_on_device)
+  // Run `run`'s batches [b0, b1): their leaves (their pairs in pend_) queued on the device
+  // without waiting; then, finished (after the next run's host work), their edge terms back to
+  // edge_ and their sums queued. finish returns the far (target, cluster image) terms and adds the
+  // low terms to `low`. (tree_br_lists_device.cpp)
+  void dual_leaves_queue(int run, int b0, int b1, const std::vector<long>& batch);
+  long dual_leaves_finish(int run, int b0, int b1, const std::vector<long>& batch, long& low);
+  void pending_items(int b0, int b1, std::vector<tree::ListPending>& items, std::vector<long>& first) const;
+  void dual_leaves_begin();  // the call's trees uploaded for the leaves' passes (after device_->begin)
+  std::vector<std::vector<Pending>> pend_;  // dual, leaves on the device: each batch's pairs (dual_leaf)
+  bool dual_collect_ = false;               // dual_leaf keeps its pairs in pend_ instead of walking them
+  struct DualLeaves {  // the call's tables for the leaves' passes, and a pass per run
+    std::vector<tree::ListTarget> targets;  // every batch, as the lists' kernels read it
+    std::vector<tree::RangeTree> ranges;    // per tree: where its terms read in the sums' pools
+    std::vector<long> clusters, sets;       // per tree: its clusters and lower-degree sets
+    std::vector<std::unique_ptr<tree::ListsPass>> passes;  // the runs' sums read their ranges: one each
+  };
+  DualLeaves dual_dev_;
   void cc_device(const std::vector<int>& clusters);
   void down_device(const std::vector<long>& batch);
   int first_batch(long begin) const;  // the first batch whose targets start at or after `begin`

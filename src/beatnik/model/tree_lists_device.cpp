@@ -1,6 +1,8 @@
 // The single traversal's interaction lists by kernels written once (tree_lists_device.hpp).
 #include "beatnik/model/tree_lists_device.hpp"
 
+#include <algorithm>
+
 #include "beatnik/base/error.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/exec/parallel_for.hpp"
@@ -33,17 +35,14 @@ BEATNIK_HOST_DEVICE inline int list_cheapest_low(const ListTree& T, const Ball& 
   return best;
 }
 
-// One item's walk: batch b, source tree s, image (mx, my), pre-order from the root with child 0
-// first, each visit TreeBRSolver::decide's. sink(kind, term): kind 0 near, 1 far, 2 edge.
+// One walk: batch b, source tree s, image (mx, my), pre-order from cluster `root` (whose pairs
+// take the image whole when root_full) with child 0 first, each visit TreeBRSolver::decide's
+// (leaf_visit's for a dual leaf's pair). sink(kind, term): kind 0 near, 1 far, 2 edge.
 // Returns false where the host would throw (or the stack overflows).
 template <class Sink>
-BEATNIK_HOST_DEVICE inline bool walk_item(const ListsInput& in, long item, Sink& sink) {
+BEATNIK_HOST_DEVICE inline bool walk_from(const ListsInput& in, int b, int s, int mx, int my, int root, bool root_full,
+                                          Sink& sink) {
   const Rules& r = in.rules;
-  const int ni = images_of(r), ny = r.hi[1] - r.lo[1] + 1;
-  const int i = static_cast<int>(item % ni);
-  const int s = static_cast<int>((item / ni) % in.nt);
-  const int b = static_cast<int>(item / (long(ni) * in.nt));
-  const int mx = r.lo[0] + i / ny, my = r.lo[1] + i % ny;
   const ListTarget& tg = in.targets[b];
   const ListTree& S = in.trees[s];
   search::Cluster B;
@@ -54,8 +53,8 @@ BEATNIK_HOST_DEVICE inline bool walk_item(const ListsInput& in, long item, Sink&
   int stack[kListStack];
   bool stack_full[kListStack];
   int top = 0;
-  stack[top] = 0;
-  stack_full[top++] = false;
+  stack[top] = root;
+  stack_full[top++] = root_full;
   while (top > 0) {
     --top;
     const int cluster = stack[top];
@@ -138,9 +137,24 @@ BEATNIK_HOST_DEVICE inline bool walk_item(const ListsInput& in, long item, Sink&
   return true;
 }
 
+// Item `item`'s walk: a dual leaf's pending pair, else (batch, tree, image) from the root.
+template <class Sink>
+BEATNIK_HOST_DEVICE inline bool walk_item(const ListsInput& in, long item, Sink& sink) {
+  if (in.pending) {
+    const ListPending& p = in.pending[item];
+    return walk_from(in, p.batch, p.tree, p.mx, p.my, p.cluster, p.full != 0, sink);
+  }
+  const Rules& r = in.rules;
+  const int ni = images_of(r), ny = r.hi[1] - r.lo[1] + 1;
+  const int i = static_cast<int>(item % ni);
+  const int s = static_cast<int>((item / ni) % in.nt);
+  const int b = static_cast<int>(item / (long(ni) * in.nt));
+  return walk_from(in, b, s, r.lo[0] + i / ny, r.lo[1] + i % ny, 0, false, sink);
+}
+
 }  // namespace
 
-long ListsInput::items() const { return long(nb) * nt * images_of(rules); }
+long ListsInput::items() const { return pending ? npending : long(nb) * nt * images_of(rules); }
 
 void list_counts(exec::Space space, const ListsInput& in, long* counts, int* bad) {
   const ListsInput w = in;
@@ -185,13 +199,17 @@ ListsPass::~ListsPass() {
 
 // The device's passes run on a non-blocking stream of their own, so that nothing here waits for
 // the work queued on the legacy stream before them (the upward pass, the lower-degree sets): the
-// lists need only the trees' host arrays. Host: null (the host runs everything in place).
+// lists need only the trees' host arrays. At the device's highest priority: the dual's leaves
+// run while earlier runs' sums fill the GPU (docs/tree.md "The dual leaves on the device").
+// Host: null (the host runs everything in place).
 void* ListsPass::stream() {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (space_ == exec::Space::Device && !stream_) {
     cudaStream_t st;
-    if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
-      throw Error("tree lists: cudaStreamCreateWithFlags failed");
+    int least = 0, greatest = 0;
+    if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess ||
+        cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, greatest) != cudaSuccess)
+      throw Error("tree lists: cudaStreamCreateWithPriority failed");
     stream_ = st;
   }
 #endif
@@ -213,7 +231,7 @@ void ListsPass::download(T* host, const T* src, size_t n) {
   wait();
 }
 
-void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+void ListsPass::upload_trees(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
   exec::WorkStreamScope on(stream());
   const int nt = host.nt;
   trees_.resize(size_t(nt));
@@ -238,6 +256,41 @@ void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, c
   in_ = host;
   in_.trees = tree_table_.data();
   in_.targets = targets_.data();
+  wait();  // other passes' streams read them (run_pending, queue_pending)
+}
+
+void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+  upload_trees(host, clusters, sets);
+  exec::WorkStreamScope on(stream());
+  walk(nullptr);
+}
+
+// The pending pairs' input on this pass's arrays (uploaded), the trees `owner`'s.
+void ListsPass::pending_input(const ListsPass& owner, int b0, int nb, const ListPending* pending,
+                              const long* item_first, const Rules& rules) {
+  host_trees_ = owner.host_trees_;
+  host_clusters_ = owner.host_clusters_;
+  const long n = item_first[nb];
+  upload(pending_, space_, pending, n);
+  upload(item_first_, space_, item_first, nb + 1L);
+  in_ = owner.in_;
+  in_.targets = owner.in_.targets + b0;
+  in_.nb = nb;
+  in_.rules = rules;
+  in_.pending = pending_.data();
+  in_.npending = n;
+}
+
+void ListsPass::run_pending(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
+                            const Rules& rules) {
+  exec::WorkStreamScope on(stream());
+  pending_input(owner, b0, nb, pending, item_first, rules);
+  walk(item_first_.data());
+}
+
+// The count pass, the scans, the fill and each batch's bounds: batch b's items start at
+// item_first[b] (in the pass's space), or, null, at b·nt·images.
+void ListsPass::walk(const long* item_first) {
   const long n = in_.items();
   exec::grow(counts_, space_, size_t(3 * n));
   exec::grow(at_, space_, size_t(3 * (n + 1)));
@@ -252,17 +305,18 @@ void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, c
   for (int k = 0; k < 3; ++k) {
     total_[k] = scan_.run(counts_.data() + k * n, at_.data() + k * (n + 1), n);
     exec::grow(terms_[k], space_, size_t(total_[k]));
+    kterms_[k] = terms_[k].data();
   }
   list_fill(space_, in_, at_.data(), terms_[0].data(), terms_[1].data(), terms_[2].data());
-  // Each batch's bounds: the offsets of its first item (batch b's items start at b·nt·images).
   const int nb = in_.nb;
   exec::grow(first_, space_, size_t(3 * (nb + 1)));
   const long per = nb > 0 ? n / nb : 0;
   const long* at = at_.data();
   long* first = first_.data();
+  kfirst_ = first;
   exec::parallel_for(space_, 3L * (nb + 1), [=] BEATNIK_HOST_DEVICE(long i) {
     const long k = i / (nb + 1), b = i % (nb + 1);
-    first[i] = at[k * (n + 1) + b * per];
+    first[i] = at[k * (n + 1) + (item_first ? item_first[b] : b * per)];
   });
 }
 
@@ -318,10 +372,10 @@ BEATNIK_HOST_DEVICE inline TreeSumRange far_range(const ListTree& L, const Range
 
 }  // namespace
 
-void ListsPass::ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
-                       const std::vector<long>& sets, const std::vector<long>& batch) {
-  exec::WorkStreamScope on(stream());
-  const int nt = in_.nt, nb = in_.nb;
+// The trees' range tables (host arrays) uploaded to range_table_.
+void ListsPass::range_tables(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                             const std::vector<long>& sets) {
+  const int nt = static_cast<int>(trees.size());
   range_arrays_.resize(size_t(nt));
   std::vector<RangeTree> dev(trees);
   for (int s = 0; s < nt; ++s) {
@@ -334,11 +388,25 @@ void ListsPass::ranges(const std::vector<RangeTree>& trees, const std::vector<lo
     dev[size_t(s)].low_count = a.low_count.data();
   }
   upload(range_table_, space_, dev.data(), nt);
+}
+
+void ListsPass::upload_ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                              const std::vector<long>& sets) {
+  exec::WorkStreamScope on(stream());
+  range_tables(trees, clusters, sets);
+  wait();  // other passes' streams read them (queue_pending)
+}
+
+void ListsPass::ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                       const std::vector<long>& sets, const std::vector<long>& batch) {
+  exec::WorkStreamScope on(stream());
+  const int nb = in_.nb;
+  range_tables(trees, clusters, sets);
   upload(batch_, space_, batch.data(), 2L * nb);
   const ListTree* L = in_.trees;
   const RangeTree* R = range_table_.data();
-  const ListTerm* near = terms_[0].data();
-  const ListTerm* far = terms_[1].data();
+  const ListTerm* near = kterms_[0];
+  const ListTerm* far = kterms_[1];
   const long* fn = first(0);
   const long* ff = first(1);
   const long* bounds = batch_.data();
@@ -393,7 +461,7 @@ std::vector<std::array<int, 4>> ListsPass::edge_keys(const std::vector<long>& ba
   long* index = slot_index_.data();
   const long* b = slot_base_.data();
   const ListTree* L = in_.trees;
-  const ListTerm* edge = terms_[2].data();
+  const ListTerm* edge = kterms_[2];
   exec::parallel_for(space_, slots, [=] BEATNIK_HOST_DEVICE(long q) { mark[q] = 0; });
   // Every slot a term uses marked (the same value from every term: no race on its result).
   exec::parallel_for(space_, ne, [=] BEATNIK_HOST_DEVICE(long i) { mark[edge_slot(L[edge[i].tree], b, edge[i])] = 1; });
@@ -436,12 +504,132 @@ HostLists ListsPass::to_host(bool near_far, bool edge) {
   const int nb = in_.nb;
   for (int k = 0; k < 3; ++k) {
     h.first[k].resize(size_t(nb + 1));
-    download(h.first[k].data(), first_.data() + k * (nb + 1), size_t(nb + 1));
+    if (kfirst_ == first_.data()) download(h.first[k].data(), kfirst_ + k * (nb + 1), size_t(nb + 1));
+    else std::copy_n(host_meta_.begin() + 8 + k * (nb + 1), nb + 1, h.first[k].begin());  // (queued: read by complete)
     if (!(k < 2 ? near_far : edge)) continue;
     h.terms[k].resize(size_t(total_[k]));
-    download(h.terms[k].data(), terms_[k].data(), size_t(total_[k]));
+    download(h.terms[k].data(), kterms_[k], size_t(total_[k]));
   }
   return h;
+}
+
+void ListsPass::queue_pending(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
+                              const Rules& rules, const std::vector<long>& batch) {
+  exec::WorkStreamScope on(stream());
+  pending_input(owner, b0, nb, pending, item_first, rules);
+  upload(batch_, space_, batch.data(), 2L * nb);
+  owner_ranges_ = owner.range_table_.data();
+  queue_again();
+}
+
+// queue_pending's kernels, nothing waited for. The counts of the three kinds and a flag per item
+// (the walk failed) scanned as one array, so the terms of all kinds lie in one array (kind k's
+// from at[k·n]); the batches' bounds relative to each kind's start; writes past a buffer's
+// capacity are skipped (complete() finds them). The totals land in meta_, before the bounds.
+void ListsPass::queue_again() {
+  exec::WorkStreamScope on(stream());
+  const ListsInput in = in_;
+  const long n = in.items();
+  const int nb = in.nb;
+  exec::grow(counts_, space_, size_t(4 * n));
+  exec::grow(at_, space_, size_t(4 * n + 1));
+  exec::grow(meta_, space_, 8 + size_t(3 * (nb + 1)));
+  exec::grow(near_counts_, space_, size_t(nb) + 1);
+  exec::grow(near_first_, space_, size_t(nb) + 1);
+  exec::grow(low_, space_, size_t(nb));
+  exec::grow(low_first_, space_, size_t(nb) + 1);
+  long* counts = counts_.data();
+  exec::parallel_for(space_, n, [=] BEATNIK_HOST_DEVICE(long item) {
+    long c[3] = {0, 0, 0};
+    auto sink = [&](int kind, const ListTerm&) { ++c[kind]; };
+    const bool ok = walk_item(in, item, sink);
+    for (int k = 0; k < 3; ++k) counts[k * n + item] = c[k];
+    counts[3 * n + item] = ok ? 0 : 1;
+  });
+  scan_.queue(counts, at_.data(), 4 * n);
+  const long cap = static_cast<long>(all_.size());
+  ListTerm* all = all_.data();
+  const long* at = at_.data();
+  exec::parallel_for(space_, n, [=] BEATNIK_HOST_DEVICE(long item) {
+    long k[3] = {at[item], at[n + item], at[2 * n + item]};
+    auto sink = [&](int kind, const ListTerm& e) {
+      const long q = k[kind]++;
+      if (q < cap) all[q] = e;
+    };
+    walk_item(in, item, sink);
+  });
+  long* tot = meta_.data();
+  long* first = tot + 8;
+  kfirst_ = first;
+  const long* itf = item_first_.data();
+  exec::parallel_for(space_, 3L * (nb + 1), [=] BEATNIK_HOST_DEVICE(long i) {
+    const long k = i / (nb + 1), b = i % (nb + 1);
+    first[i] = at[k * n + itf[b]] - at[k * n];
+  });
+  // The ranges (ranges()'s kernels), from the terms where they all fit.
+  const ListTree* L = in.trees;
+  const RangeTree* R = owner_ranges_;
+  const long* fn = first;
+  const long* ff = first + (nb + 1);
+  const long* bounds = batch_.data();
+  long* nc = near_counts_.data();
+  long* low = low_.data();
+  TreeSumRange* fr = far_ranges_.data();
+  const long capf = static_cast<long>(far_ranges_.size());
+  exec::parallel_for(space_, nb, [=] BEATNIK_HOST_DEVICE(long b) {
+    if (at[3 * n] > cap) {
+      nc[b] = low[b] = 0;
+      return;
+    }
+    nc[b] = batch_near_ranges(L, R, all, fn[b], fn[b + 1], nullptr);
+    const ListTerm* far = all + at[n];
+    long k = 0;
+    for (long i = ff[b]; i < ff[b + 1]; ++i) {
+      const ListTerm& e = far[i];
+      if (i < capf) fr[i] = far_range(L[e.tree], R[e.tree], e);
+      k += e.low >= 0;
+    }
+    low[b] = k * (bounds[2 * b + 1] - bounds[2 * b]);
+  });
+  scan_.queue(nc, near_first_.data(), nb);
+  const long capn = static_cast<long>(near_ranges_.size());
+  TreeSumRange* nr = near_ranges_.data();
+  const long* nf = near_first_.data();
+  exec::parallel_for(space_, nb, [=] BEATNIK_HOST_DEVICE(long b) {
+    if (at[3 * n] <= cap && nf[b + 1] <= capn) batch_near_ranges(L, R, all, fn[b], fn[b + 1], nr + nf[b]);
+  });
+  scan_.queue(low, low_first_.data(), nb);
+  const long* lf = low_first_.data();
+  exec::parallel_for(space_, 1, [=] BEATNIK_HOST_DEVICE(long) {
+    for (int k = 0; k < 4; ++k) tot[k] = at[(k + 1) * n] - at[k * n];
+    tot[4] = nf[nb];
+    tot[5] = lf[nb];
+    tot[6] = at[n];
+    tot[7] = at[2 * n];
+  });
+}
+
+bool ListsPass::complete() {
+  exec::WorkStreamScope on(stream());
+  host_meta_.resize(8 + size_t(3 * (in_.nb + 1)));
+  download(host_meta_.data(), meta_.data(), host_meta_.size());  // (waits for the pass's stream)
+  const long* t = host_meta_.data();
+  if (t[3] > 0) throw Error("tree solver: a LET part lacks the sources of a cluster it needs");
+  bool fits = true;
+  auto fit = [&](auto& buffer, long n) {
+    if (n > static_cast<long>(buffer.size())) exec::grow(buffer, space_, size_t(n)), fits = false;
+  };
+  fit(all_, t[0] + t[1] + t[2]);
+  fit(far_ranges_, t[1]);
+  fit(near_ranges_, t[4]);
+  if (!fits) return false;
+  for (int k = 0; k < 3; ++k) total_[k] = t[k];
+  kterms_[0] = all_.data();
+  kterms_[1] = all_.data() + t[6];
+  kterms_[2] = all_.data() + t[7];
+  near_total_ = t[4];
+  low_total_ = t[5];
+  return true;
 }
 
 }  // namespace beatnik::model::tree

@@ -44,13 +44,23 @@ struct ListTarget {
 struct ListTerm {
   int tree, cluster, mx, my, partial, low, axis;
 };
+// The dual traversal's leaves: a (source cluster, image) pair a leaf's parent handed down
+// (TreeBRSolver::Pending), walked from that cluster as TreeBRSolver::leaf_visit walks it.
+struct ListPending {
+  int tree, cluster, mx, my, full;
+  int batch;  // its batch, from the pass's first
+};
 struct ListsInput {
   const ListTree* trees;  // nt, in the walk's space
   int nt = 0;
   const ListTarget* targets;  // nb batches, in the walk's space
   int nb = 0;
   Rules rules;
-  long items() const;  // nb · nt · images
+  // Dual leaves (pending non-null): an item per pending pair, in the walk's space; else an item
+  // per (batch, tree, image) from the trees' roots.
+  const ListPending* pending = nullptr;
+  long npending = 0;
+  long items() const;  // npending, else nb · nt · images
 };
 // The count pass: counts[k·items + item] = its terms of kind k (0 near, 1 far, 2 edge);
 // bad[item] = 1 when the walk met a cluster it needs the sources of that its LET part lacks
@@ -92,9 +102,33 @@ class ListsPass {
   // host: the input with host pointers; clusters[s], sets[s]: tree s's clusters and
   // lower-degree sets (the arrays' lengths). Throws the host's error where the host would.
   void run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
-  const ListTerm* terms(int kind) const { return terms_[kind].data(); }  // in the pass's space
+  // The trees and the targets alone (run's first part), for passes that share them
+  // (run_pending, queue_pending); done when this returns.
+  void upload_trees(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
+  // The dual traversal's leaves (docs/tree.md "The dual leaves on the device"): the trees those
+  // `owner` uploaded (the passes of one call share them); its batches [b0, b0 + nb), their
+  // pending pairs in batch order (batch b0 + b's from item_first[b], nb + 1 entries): host
+  // arrays, uploaded. The terms per batch in leaf_visit's order, which walks a batch's pairs one
+  // after another: the host's lists term for term.
+  void run_pending(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
+                   const Rules& rules);
+  // run's and run_pending's passes over the input's items (public only because nvcc's device
+  // lambdas may not live in a private member).
+  void walk(const long* item_first);
+  // The dual's leaves without waiting (docs/tree.md "The dual leaves on the device"): run_pending
+  // and ranges() (with `owner`'s range tables, upload_ranges; batch: the nb batches' bounds)
+  // queued on the pass's stream into the buffers this pass has from its earlier runs. complete()
+  // waits for them and returns true when everything fit; false: the buffers were grown, so
+  // queue_again() and complete() again. Throws the host's error where the host would.
+  void queue_pending(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
+                     const Rules& rules, const std::vector<long>& batch);
+  void queue_again();  // (public only because nvcc's device lambdas may not live in a private member)
+  bool complete();
+  void upload_ranges(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                     const std::vector<long>& sets);  // done when this returns
+  const ListTerm* terms(int kind) const { return kterms_[kind]; }  // in the pass's space
   long count(int kind) const { return total_[kind]; }
-  const long* first(int kind) const { return first_.data() + kind * (in_.nb + 1); }  // nb + 1 bounds
+  const long* first(int kind) const { return kfirst_ + kind * (in_.nb + 1); }  // nb + 1 bounds
   // The lists brought back: every kind's batch bounds, the near and far terms when near_far,
   // the edge terms when edge.
   HostLists to_host(bool near_far = true, bool edge = true);
@@ -154,6 +188,19 @@ class ListsPass {
   std::vector<TreeArrays> trees_;
   exec::Buffer<ListTree> tree_table_;
   exec::Buffer<ListTarget> targets_;
+  exec::Buffer<ListPending> pending_;
+  exec::Buffer<long> item_first_;
+  void pending_input(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
+                     const Rules& rules);
+  void range_tables(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
+                    const std::vector<long>& sets);
+  exec::Buffer<ListTerm> all_;  // queue_pending: the terms of every kind
+  exec::Buffer<long> low_first_;
+  exec::Buffer<long> meta_;  // queue_pending: 8 totals (queue_again), then each kind's batch bounds
+  std::vector<long> host_meta_;  // meta_ as complete() read it (to_host's bounds)
+  const long* kfirst_ = nullptr;  // each kind's batch bounds (first_ or in meta_)
+  const RangeTree* owner_ranges_ = nullptr;
+  const ListTerm* kterms_[3] = {nullptr, nullptr, nullptr};  // each kind's terms (terms_ or all_)
   exec::Buffer<long> counts_, at_, first_;
   exec::Buffer<int> bad_;
   exec::Buffer<ListTerm> terms_[3];
