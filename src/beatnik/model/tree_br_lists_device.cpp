@@ -4,6 +4,9 @@
 // the same order as the host's lists(), so the velocities are the same bits either way
 // (BEATNIK_TREE_LISTS=host keeps the host's walk, the A/B). Only the batches' bounds come back;
 // the edge stage numbers its tables' keys from the device's edge terms (edges_device_lists).
+// The dual traversal's leaves the same way when asked (BEATNIK_TREE_DUAL_LEAVES=device; docs/
+// tree.md "The dual leaves on the device"): each run's pairs walked and its ranges made there,
+// queued without waiting and finished after the next run's host work; its edge terms come back.
 
 #include <cstdlib>
 #include <optional>

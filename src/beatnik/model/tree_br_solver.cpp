@@ -1103,6 +1103,7 @@ void TreeBRSolver::compute_device() {
       dual_leaves_begin();
       far_terms = 0;
       leaves_s += wall_seconds() - t1;
+      list_s += wall_seconds() - t1;
     }
     const double t1 = wall_seconds();
     cc_device(dual_top_);

@@ -1,4 +1,5 @@
-// The single traversal's interaction lists by kernels written once (tree_lists_device.hpp).
+// The single traversal's interaction lists, and the dual traversal's leaves', by kernels written
+// once (tree_lists_device.hpp).
 #include "beatnik/model/tree_lists_device.hpp"
 
 #include <algorithm>

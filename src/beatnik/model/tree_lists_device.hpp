@@ -13,6 +13,10 @@
 // compute_device), and ranges() turns them into the device sums' source ranges without a trip
 // through the host. Compared term for term with the host's lists on the host
 // (ListsKernelEqualsTheHost) and on the device (ListsKernelOnTheDeviceEqualsTheHosts).
+//
+// The dual traversal's leaves use the same walk from the (cluster, image) pairs their parents
+// hand down (ListPending: an item per pair, run_pending / queue_pending; BEATNIK_TREE_DUAL_LEAVES=
+// device), compared with the host's leaf_visit lists (DualFastListsEqualTheReference).
 #include <array>
 #include <vector>
 
