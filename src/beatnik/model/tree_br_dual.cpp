@@ -202,7 +202,7 @@ inline int low_at(const tree::LowSets& l, int c, double rho) {
 // leaf_visit (fast) or by visit (the reference traversal): the same terms.
 void TreeBRSolver::dual_leaf(int b, const std::vector<Pending>& in, bool fast) {
   const int k = leaf_of_[b];
-  if (dual_collect_) {  // walked on the device (dual_leaves_device)
+  if (dual_collect_) {  // walked by the lists' kernels (dual_leaves_queue, dual_terms_kernel)
     pend_[k] = in;
     return;
   }

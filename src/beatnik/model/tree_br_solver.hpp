@@ -174,9 +174,10 @@ class TreeBRSolver : public BRSolver {
   // terms, then per own cluster its cluster–cluster terms, each list's size then its terms' fields.
   void dual_lists_again() { dual_lists(); }
   std::vector<long> dual_terms() const;
-  // The same lists with the leaves' walks made by the lists' kernels (ListsPass::run_pending, in
-  // `space`; queued: as -x cuda's dual_leaves_queue, else run_pending) from the pairs the host's
-  // traversal hands the leaves, flattened as dual_terms (the host's lists are made again afterwards).
+  // The same lists with the leaves' walks made by the lists' kernels in `space` (queued: as -x
+  // cuda's dual_leaves_queue, ListsPass::queue_pending; else ListsPass::run_pending) from the pairs
+  // the host's traversal hands the leaves, flattened as dual_terms (the host's lists are made
+  // again afterwards).
   std::vector<long> dual_terms_kernel(exec::Space space = exec::Space::Host, bool queued = false);
   // -x cuda, single traversal: the lists built on the device (1: the lists' kernels,
   // tree_br_lists_device.cpp; their ranges stay there) or on the host (0: lists(), their ranges
@@ -334,12 +335,13 @@ class TreeBRSolver : public BRSolver {
   void dual_leaves_queue(int run, int b0, int b1, const std::vector<long>& batch);
   long dual_leaves_finish(int run, int b0, int b1, const std::vector<long>& batch, long& low);
   void pending_items(int b0, int b1, std::vector<tree::ListPending>& items, std::vector<long>& first) const;
-  void dual_leaves_begin();  // the call's trees uploaded for the leaves' passes (after device_->begin)
+  // The call's trees, targets and range tables uploaded for the leaves' passes (after
+  // dual_device_begin: the balls; and device_->begin: the pools' bases).
+  void dual_leaves_begin();
   std::vector<std::vector<Pending>> pend_;  // dual, leaves on the device: each batch's pairs (dual_leaf)
   bool dual_collect_ = false;               // dual_leaf keeps its pairs in pend_ instead of walking them
   struct DualLeaves {  // the call's tables for the leaves' passes, and a pass per run
     std::vector<tree::ListTarget> targets;  // every batch, as the lists' kernels read it
-    std::vector<tree::RangeTree> ranges;    // per tree: where its terms read in the sums' pools
     std::vector<long> clusters, sets;       // per tree: its clusters and lower-degree sets
     std::vector<std::unique_ptr<tree::ListsPass>> passes;  // the runs' sums read their ranges: one each
   };
