@@ -232,7 +232,9 @@ void ListsPass::download(T* host, const T* src, size_t n) {
   wait();
 }
 
-void ListsPass::upload_trees(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+// The trees and targets queued for upload on the pass's stream (the pass's own kernels follow
+// them there; other passes' streams need upload_trees' wait).
+void ListsPass::trees_in(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
   exec::WorkStreamScope on(stream());
   const int nt = host.nt;
   trees_.resize(size_t(nt));
@@ -257,11 +259,15 @@ void ListsPass::upload_trees(const ListsInput& host, const std::vector<long>& cl
   in_ = host;
   in_.trees = tree_table_.data();
   in_.targets = targets_.data();
+}
+
+void ListsPass::upload_trees(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
+  trees_in(host, clusters, sets);
   wait();  // other passes' streams read them (run_pending, queue_pending)
 }
 
 void ListsPass::run(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets) {
-  upload_trees(host, clusters, sets);
+  trees_in(host, clusters, sets);
   exec::WorkStreamScope on(stream());
   walk(nullptr);
 }

@@ -194,6 +194,7 @@ class ListsPass {
   exec::Buffer<ListTarget> targets_;
   exec::Buffer<ListPending> pending_;
   exec::Buffer<long> item_first_;
+  void trees_in(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
   void pending_input(const ListsPass& owner, int b0, int nb, const ListPending* pending, const long* item_first,
                      const Rules& rules);
   void range_tables(const std::vector<RangeTree>& trees, const std::vector<long>& clusters,
