@@ -177,7 +177,8 @@ __device__ inline void window_bounds(int m, int K, double h, double& lo, double&
 // rsqrt (the same bits). kStats: the bench's counters (Stat; measurement only). kMoreRegs:
 // __launch_bounds__ asks for 3 blocks per SM (ptxas then takes ~160 registers instead of 128,
 // 12 warps per SM instead of 16). kUnroll8: the plain loop unrolled by 8 instead of 4.
-constexpr int kFastRsqrt = 1, kStats = 2, kMoreRegs = 4, kUnroll8 = 8;
+// kCubedRsqrt: d^(−3/2) in one step from the hardware estimate (rsqrt_cubed; round-off differs).
+constexpr int kFastRsqrt = 1, kStats = 2, kMoreRegs = 4, kUnroll8 = 8, kCubedRsqrt = 16;
 // Counters of a kStats launch (BEATNIK_TREE_SUMS_BENCH), per launch summed over the warps.
 enum Stat {
   kSources,         // sources read (per 64-target group)
@@ -205,15 +206,33 @@ __device__ inline double rsqrt_normal(double d) {
   return fma(fma(e, 0.375, 0.5), y * e, y);
 }
 
-// br_pair (the same arithmetic), the pair taken or not (not: f = 0, the sums gain +0 and are
-// unchanged).
-template <bool kFast>
+// d^(−3/2) for a normal positive d in one step from the hardware estimate y of d^(−1/2):
+// y³·(1 + 3/2·e + 15/8·e²) with e = 1 − d·y² (the series of (1 − e)^(−3/2); the estimate's
+// relative error is below 2^−19, so the next term, 35/16·e³, is below 2^−55). 6 FP64 operations
+// where rsqrt_normal and y·y·y take 7; within an ulp or two of rsqrt_normal(d)³ (the sums' largest
+// difference from variant 8's at 1024² 3.5e-16 of max |u|).
+__device__ inline double rsqrt_cubed(double d) {
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
+  const double y2 = y * y, e = fma(d, -y2, 1.0), y3 = y2 * y;
+  return fma(y3, e * fma(e, 1.875, 1.5), y3);
+}
+
+// br_pair (the same arithmetic; kCubed: f from rsqrt_cubed), the pair taken or not (not: f = 0,
+// the sums gain +0 and are unchanged).
+template <bool kFast, bool kCubed = false>
 __device__ inline void pair_if(bool ok, double tx, double ty, double tz, double sx, double sy, double sz, double qx,
                                double qy, double qz, double eps, double& ux, double& uy, double& uz) {
   const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
   const double d = rx * rx + ry * ry + rz * rz + eps;
-  const double y = kFast ? rsqrt_normal(d) : rsqrt(d);
-  const double f = ok ? y * y * y : 0.0;
+  double f0;
+  if constexpr (kCubed) {
+    f0 = rsqrt_cubed(d);
+  } else {
+    const double y = kFast ? rsqrt_normal(d) : rsqrt(d);
+    f0 = y * y * y;
+  }
+  const double f = ok ? f0 : 0.0;
   ux += (qy * rz - qz * ry) * f;
   uy += (qz * rx - qx * rz) * f;
   uz += (qx * ry - qy * rx) * f;
@@ -247,8 +266,9 @@ __device__ inline void tested_tile(const double (*E)[12], int lane, int m, Two& 
     const double sbx = (T.xb - p3.x) + cx, sby = (T.yb - p3.y) + cy;
     const bool oka = sax >= bx.x && sax < bx.y && say >= by.x && say < by.y;
     const bool okb = sbx >= bx.x && sbx < bx.y && sby >= by.x && sby < by.y;
-    pair_if<kFast>(oka, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
-    pair_if<kFast>(okb, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+    constexpr bool kC = (Mode & kCubedRsqrt) != 0;
+    pair_if<kFast, kC>(oka, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+    pair_if<kFast, kC>(okb, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
     ca += oka;
     cb += okb;
   }
@@ -285,8 +305,9 @@ __device__ inline void stream_tile(const double (*E)[12], const int* wf, int lan
       const double2 p1 = *reinterpret_cast<const double2*>(&E[q][2]);
       const double2 p2 = *reinterpret_cast<const double2*>(&E[q][4]);
       if constexpr (kFast) {
-        pair_if<true>(true, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
-        pair_if<true>(true, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
+        constexpr bool kC = (Mode & kCubedRsqrt) != 0;
+        pair_if<true, kC>(true, T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
+        pair_if<true, kC>(true, T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
       } else {
         br_pair(T.xa, T.ya, T.za, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxa, T.uya, T.uza);
         br_pair(T.xb, T.yb, T.zb, p0.x, p0.y, p1.x, p1.y, p2.x, p2.y, eps, T.uxb, T.uyb, T.uzb);
@@ -474,13 +495,14 @@ __global__ void __launch_bounds__(32 * kWarps, (Mode & kMoreRegs) ? 3 : 0) tree_
 
 // The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch (4:
 // the library's rsqrt), 5 the stream kernel with W = 4 and rsqrt_normal, 7: 5 with kMoreRegs, 8:
-// 7 with kUnroll8 (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant; docs/tree.md "The pair
-// loop without branches"). 6 (the bench's counters only): 5 with kStats.
-constexpr int kDefaultVariant = 8;  // the fastest at 1024² on the H100 (docs/tree.md "On the GPU")
+// 7 with kUnroll8, 9: 8 with kCubedRsqrt (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant;
+// docs/tree.md "The pair loop without branches", "The sums' d^(−3/2) in one step"). 6 (the
+// bench's counters only): 5 with kStats.
+constexpr int kDefaultVariant = 9;  // the fastest at 1024² on an H200 (8 before 2026-11-29: 4.6 % slower)
 constexpr int kStatsVariant = 6;
 int variant_from_env() {
   static const int v = [] {
-    const std::optional<std::string> x = env::choice("BEATNIK_TREE_SUMS_KERNEL", {"0", "1", "2", "4", "5", "7", "8"});
+    const std::optional<std::string> x = env::choice("BEATNIK_TREE_SUMS_KERNEL", {"0", "1", "2", "4", "5", "7", "8", "9"});
     return x ? std::stoi(*x) : kDefaultVariant;
   }();
   return v;
@@ -507,6 +529,9 @@ void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
       break;
     case 8:
       tree_sums_stream_kernel<4, kFastRsqrt | kMoreRegs | kUnroll8><<<grid(1), 32 * kWarps, 0, st>>>(a);
+      break;
+    case 9:
+      tree_sums_stream_kernel<4, kFastRsqrt | kMoreRegs | kUnroll8 | kCubedRsqrt><<<grid(1), 32 * kWarps, 0, st>>>(a);
       break;
     case kStatsVariant:
       tree_sums_stream_kernel<4, kFastRsqrt | kStats><<<grid(1), 32 * kWarps, 0, st>>>(a);
@@ -1057,7 +1082,7 @@ void TreeSumsDevice::bench(const double* acc_near, const double* acc_far, long n
     }
     return m > 0 ? d / m : d;
   };
-  for (int v : {0, 1, 2, 4, 5, 7, 8})
+  for (int v : {0, 1, 2, 4, 5, 7, 8, 9})
     for (int rep = 0; rep < 2; ++rep) {
       bn.zero();
       bf.zero();
