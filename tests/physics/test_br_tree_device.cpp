@@ -508,6 +508,41 @@ TEST(TreeDevice, BranchFreeRsqrtHasTheLibrarysBits) {
   EXPECT_EQ(bad, 0);
 }
 
+TEST(TreeDevice, OneStepCubedRsqrtIsWithinTwoUlps) {
+  // The sums kernel's default pair loop (variant 9) takes d^(−3/2) in one step from the hardware
+  // estimate y of d^(−1/2): y³·(1 + 3/2·e + 15/8·e²), e = 1 − d·y². Over the binades 2^−600 …
+  // 2^600 (mantissas from a fixed generator, and the ends), against a long-double reference, it
+  // must be within 2 ulps; the estimate's error term |e| must be small enough that the series'
+  // next term, 35/16·e³, is below an ulp (|e| < 2^−18). A wrong coefficient of e² (1.8 for 15/8)
+  // fails the first, an estimate of 2^−12 the second.
+  if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
+  std::vector<double> d;
+  unsigned long long r = 0x2545f4914f6cdd1dull;
+  for (int b = -600; b <= 600; ++b)
+    for (int k = 0; k < 64; ++k) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      d.push_back(std::ldexp(1.0 + double(r >> 12) * 0x1p-52, b));
+    }
+  for (double x : {0x1p-600, 0x1p600, 1.0, 3e200, 1e-12, std::nextafter(1.0, 2.0), std::nextafter(4.0, 0.0)}) d.push_back(x);
+  const long n = static_cast<long>(d.size());
+  std::vector<double> f(d.size()), e(d.size()), g(d.size());
+  model::tree_rsqrt_cubed(d.data(), n, f.data(), e.data(), g.data());
+  double worst = 0.0, worst_old = 0.0, emax = 0.0;
+  for (long k = 0; k < n; ++k) {
+    const long double ref = std::pow(static_cast<long double>(d[k]), -1.5L);
+    const long double ulp = std::ldexp(1.0L, std::ilogb(static_cast<double>(ref)) - 52);
+    worst = std::max(worst, static_cast<double>(std::fabs(f[k] - ref) / ulp));
+    worst_old = std::max(worst_old, static_cast<double>(std::fabs(g[k] - ref) / ulp));
+    emax = std::max(emax, std::abs(e[k]));
+  }
+  if (test::world_rank() == 0)
+    std::printf("[ compared ] d^(-3/2) of %ld values: one step within %.3f ulps (rsqrt_normal cubed: %.3f); "
+                "the estimate's |e| up to %.3e (2^%.2f)\n",
+                n, worst, worst_old, emax, std::log2(emax));
+  EXPECT_LE(worst, 2.0);
+  EXPECT_LT(emax, 0x1p-18);
+}
+
 TEST(TreeDevice, FirstCallEqualsTheDryRunPlan) {
   // `--dry-run -S tree -x cuda`: the migration and LET a device run's first BR call sends (or,
   // rma, fetches) equal the plan, rank by rank and locality by locality (with the host's edge

@@ -192,6 +192,10 @@ long tree_sums_bench_call();
 // For the tests: of the n values d (host), how many rsqrt_normal (the sums kernel's branch-free
 // reciprocal square root) and the library's rsqrt give different bits for on the device.
 long tree_rsqrt_mismatches(const double* d, long n);
+// For the tests: for the n values d (host), on the device, f = the sums' one-step d^(−3/2)
+// (rsqrt_cubed, variant 9), e = the hardware estimate's error term 1 − d·y², and g =
+// rsqrt_normal(d)³ (variant 8's); each n values on the host.
+void tree_rsqrt_cubed(const double* d, long n, double* f, double* e, double* g);
 
 // Host velocities in surface order ([ux|uy|uz], owned_count each, row-major) into the device
 // field `out` (through a device scratch copy).
