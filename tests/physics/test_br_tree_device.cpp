@@ -127,6 +127,17 @@ long sum_ranks(long v) {
   return v;
 }
 
+// 64 doubles in each binade 2^lo … 2^hi, their mantissas from a fixed generator seeded with r.
+std::vector<double> binade_samples(int lo, int hi, unsigned long long r) {
+  std::vector<double> d;
+  for (int e = lo; e <= hi; ++e)
+    for (int k = 0; k < 64; ++k) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      d.push_back(std::ldexp(1.0 + double(r >> 12) * 0x1p-52, e));
+    }
+  return d;
+}
+
 }  // namespace
 
 TEST(TreeDevice, EqualsTheHostTree) {
@@ -493,13 +504,7 @@ TEST(TreeDevice, BranchFreeRsqrtHasTheLibrarysBits) {
   // subnormal, inf or NaN arguments); over every binade of the normal doubles, mantissas from a
   // fixed generator and the ends of the range, it must give rsqrt's bits.
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
-  std::vector<double> d;
-  unsigned long long r = 0x9e3779b97f4a7c15ull;
-  for (int e = -1022; e <= 1023; ++e)
-    for (int k = 0; k < 64; ++k) {
-      r = r * 6364136223846793005ull + 1442695040888963407ull;
-      d.push_back(std::ldexp(1.0 + double(r >> 12) * 0x1p-52, e));
-    }
+  std::vector<double> d = binade_samples(-1022, 1023, 0x9e3779b97f4a7c15ull);
   for (double x : {std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0, 0x1p-20, 1e-12, 3e200,
                    std::nextafter(1.0, 2.0), std::nextafter(4.0, 0.0)})
     d.push_back(x);
@@ -516,13 +521,7 @@ TEST(TreeDevice, OneStepCubedRsqrtIsWithinTwoUlps) {
   // next term, 35/16·e³, is below an ulp (|e| < 2^−18). A wrong coefficient of e² (1.8 for 15/8)
   // fails the first, an estimate of 2^−12 the second.
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
-  std::vector<double> d;
-  unsigned long long r = 0x2545f4914f6cdd1dull;
-  for (int b = -600; b <= 600; ++b)
-    for (int k = 0; k < 64; ++k) {
-      r = r * 6364136223846793005ull + 1442695040888963407ull;
-      d.push_back(std::ldexp(1.0 + double(r >> 12) * 0x1p-52, b));
-    }
+  std::vector<double> d = binade_samples(-600, 600, 0x2545f4914f6cdd1dull);
   for (double x : {0x1p-600, 0x1p600, 1.0, 3e200, 1e-12, std::nextafter(1.0, 2.0), std::nextafter(4.0, 0.0)}) d.push_back(x);
   const long n = static_cast<long>(d.size());
   std::vector<double> f(d.size()), e(d.size()), g(d.size());
