@@ -20,6 +20,7 @@
 #include "beatnik/model/tree_edge.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
+#include "beatnik/model/tree_rsqrt_device.hpp"
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 #include <cub/device/device_radix_sort.cuh>
@@ -96,21 +97,7 @@ BEATNIK_HOST_DEVICE inline void add_count(unsigned long long* p, unsigned long l
 #endif
 }
 
-#if defined(__CUDA_ARCH__)
-// rsqrt(d) for a normal positive d: the library's hardware estimate and refinement step, so the
-// same bits, without its branch to the slow path for zero, subnormal, inf or NaN d (the branch
-// ends a basic block per pair: the next pairs' loads and arithmetic cannot start before it).
-// d = |r|² + ε is normal; where it is not the pair is NaN either way. As tree_sums_device.cpp's
-// rsqrt_normal (TreeDevice.BranchFreeRsqrtHasTheLibrarysBits holds that one to the library's).
-__device__ inline double edge_rsqrt(double d) {
-  double y;
-  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
-  const double e = fma(d, -(y * y), 1.0);
-  return fma(fma(e, 0.375, 0.5), y * e, y);
-}
-#endif
-
-// br_pair, on the device with edge_rsqrt when kFast (the same arithmetic, so the same bits).
+// br_pair, on the device with rsqrt_normal when kFast (the same arithmetic, so the same bits).
 template <bool kFast>
 BEATNIK_HOST_DEVICE inline void edge_pair(double tx, double ty, double tz, double sx, double sy, double sz, double qx,
                                           double qy, double qz, double eps, double& ux, double& uy, double& uz) {
@@ -118,7 +105,7 @@ BEATNIK_HOST_DEVICE inline void edge_pair(double tx, double ty, double tz, doubl
   if constexpr (kFast) {
     const double rx = tx - sx, ry = ty - sy, rz = tz - sz;
     const double d = rx * rx + ry * ry + rz * rz + eps;
-    const double y = edge_rsqrt(d);
+    const double y = tree::rsqrt_normal(d);
     const double f = y * y * y;
     ux += (qy * rz - qz * ry) * f;
     uy += (qz * rx - qx * rz) * f;
@@ -592,7 +579,7 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
 //   its rows from global memory, many rows per warp instruction); more rows than kRows (or kStage
 //   false): read from global memory as sum_target does;
 // * the direct pairs beside the rows: the lane's two targets' loops interleaved;
-// * the pair without the library rsqrt's branch (edge_rsqrt).
+// * the pair without the library rsqrt's branch (rsqrt_normal).
 // Measured (2026-11-27, one H100, 1024², ncu, isolated): 49.0 ms a call (8) and 51.3 (11)
 // against 44.8 for variant 4, every warp term staged: slower. The kernels are not bound by
 // bandwidth (L2 0.5–0.6 TB/s, DRAM 0.1 TB/s) but by the latency of dependent loads (the cuts'
@@ -799,7 +786,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 
 // The kernel's variant: `asked` unless −1, else BEATNIK_TREE_EDGE_KERNEL (for measurements),
 // else kDefaultSumVariant. 0: parallel_for's kernel; 1 … 7: the launch-bounded thread-per-target
-// ones of sum_pass (unroll, blocks per multiprocessor; 7 with edge_rsqrt; 12 and 13: 4 and 7 with
+// ones of sum_pass (unroll, blocks per multiprocessor; 7 with rsqrt_normal; 12 and 13: 4 and 7 with
 // the cuts searched in lockstep and the direct loops unrolled); 8 – 10: the warp
 // kernel (8 with the staged rows, 9 without, both ≥ 3 blocks of 4 warps a multiprocessor; 10 as
 // 8 with ≥ 4 blocks; 11 as 8 with chunks of 8 proxies and up to 48 rows). On one H100 at 1024²

@@ -22,6 +22,7 @@
 #include "beatnik/exec/scratch.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
+#include "beatnik/model/tree_rsqrt_device.hpp"
 
 namespace beatnik::model {
 namespace {
@@ -194,30 +195,6 @@ enum Stat {
   kStatCount
 };
 
-// rsqrt(d) for a normal positive d: the library's hardware estimate and refinement step, so the
-// same bits, without its branch to the path for zero, subnormal, negative, inf or NaN d, which
-// cut the unrolled pair loop into one basic block per pair (the independent pairs did not
-// interleave). d = |r|² + ε is normal (the padding's ≈ 3e200 too); where it is not (NaN or inf
-// positions; d = 0, r = 0 with ε = 0) the pair's terms are NaN either way.
-__device__ inline double rsqrt_normal(double d) {
-  double y;
-  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
-  const double e = fma(d, -(y * y), 1.0);
-  return fma(fma(e, 0.375, 0.5), y * e, y);
-}
-
-// d^(−3/2) for a normal positive d in one step from the hardware estimate y of d^(−1/2):
-// y³·(1 + 3/2·e + 15/8·e²) with e = 1 − d·y² (the series of (1 − e)^(−3/2); |e| ≤ 2^−19.07 as
-// measured on an H200, so the next term, 35/16·e³, is below 2^−55). 6 FP64 operations where
-// rsqrt_normal and y·y·y take 7, and closer: within 1.005 ulps of d^(−3/2) over 2^−600 … 2^600
-// against 3.36 for rsqrt_normal(d)³ (test OneStepCubedRsqrtIsWithinTwoUlps).
-__device__ inline double rsqrt_cubed(double d) {
-  double y;
-  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
-  const double y2 = y * y, e = fma(d, -y2, 1.0), y3 = y2 * y;
-  return fma(y3, e * fma(e, 1.875, 1.5), y3);
-}
-
 // br_pair (the same arithmetic; kCubed: f from rsqrt_cubed), the pair taken or not (not: f = 0,
 // the sums gain +0 and are unchanged).
 template <bool kFast, bool kCubed = false>
@@ -227,9 +204,9 @@ __device__ inline void pair_if(bool ok, double tx, double ty, double tz, double 
   const double d = rx * rx + ry * ry + rz * rz + eps;
   double f0;
   if constexpr (kCubed) {
-    f0 = rsqrt_cubed(d);
+    f0 = tree::rsqrt_cubed(d);
   } else {
-    const double y = kFast ? rsqrt_normal(d) : rsqrt(d);
+    const double y = kFast ? tree::rsqrt_normal(d) : rsqrt(d);
     f0 = y * y * y;
   }
   const double f = ok ? f0 : 0.0;
@@ -548,18 +525,17 @@ void run_kernel(int variant, const Args& a, cudaStream_t st, const char* what) {
 // another closure type in the host pass (no such device function at launch).
 __global__ void rsqrt_check_kernel(const double* x, int* o, long n) {
   const long k = blockIdx.x * long(blockDim.x) + threadIdx.x;
-  if (k < n) o[k] = __double_as_longlong(rsqrt_normal(x[k])) != __double_as_longlong(rsqrt(x[k]));
+  if (k < n) o[k] = __double_as_longlong(tree::rsqrt_normal(x[k])) != __double_as_longlong(rsqrt(x[k]));
 }
 
 // tree_rsqrt_cubed's values.
 __global__ void rsqrt_cubed_kernel(const double* x, double* f, double* e, double* g, long n) {
   const long k = blockIdx.x * long(blockDim.x) + threadIdx.x;
   if (k >= n) return;
-  double y;
-  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x[k]));
+  const double y = tree::rsqrt_estimate(x[k]);
   e[k] = fma(x[k], -(y * y), 1.0);
-  f[k] = rsqrt_cubed(x[k]);
-  const double r = rsqrt_normal(x[k]);
+  f[k] = tree::rsqrt_cubed(x[k]);
+  const double r = tree::rsqrt_normal(x[k]);
   g[k] = r * r * r;
 }
 
