@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <utility>
 #include <random>
 #include <vector>
 
 #include "beatnik/exec/space.hpp"
+#include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_upward.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 #include "support/test_support.hpp"
@@ -34,6 +37,40 @@ double basis(double x, int n, double lo, double hi, int j) {
   for (int i = 0; i <= n; ++i)
     if (i != j) v *= (x - node(i)) / (node(j) - node(i));
   return v;
+}
+
+// The largest difference of got's proxies (points to 1e-14, checked here) from the product-form
+// sums over each cluster's points, and the largest strength (err, scale).
+std::pair<double, double> product_form_error(const std::vector<search::Cluster>& cl, const std::vector<long>& start,
+                                             const std::vector<int>& count, const std::vector<int>& deg,
+                                             const std::vector<double>& sorted, long n, const std::vector<double>& got) {
+  const int nc = static_cast<int>(cl.size());
+  double err = 0.0, scale = 0.0;
+  for (int c = 0; c < nc; ++c) {
+    if (start[c] < 0) continue;
+    const int m = count[c], n1 = deg[3 * c + 1] + 1, n2 = deg[3 * c + 2] + 1;
+    for (int idx = 0; idx < m; ++idx) {
+      const int ab[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
+      const double* o = &got[start[c]];
+      for (int d = 0; d < 3; ++d) {  // the proxy's point
+        const double lo = cl[c].lo[d], hi = cl[c].hi[d];
+        const int nd = deg[3 * c + d];
+        const double want = nd == 0 ? 0.5 * (lo + hi) : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * ab[d] / nd);
+        EXPECT_NEAR(o[d * m + idx], want, 1e-14 * (1 + std::abs(want)));
+      }
+      double want[3] = {0, 0, 0};
+      for (long k = cl[c].begin; k < cl[c].end; ++k) {
+        double f = 1.0;
+        for (int d = 0; d < 3; ++d) f *= basis(sorted[d * n + k], deg[3 * c + d], cl[c].lo[d], cl[c].hi[d], ab[d]);
+        for (int r = 0; r < 3; ++r) want[r] += f * sorted[(3 + r) * n + k];
+      }
+      for (int r = 0; r < 3; ++r) {
+        err = std::max(err, std::abs(o[(3 + r) * m + idx] - want[r]));
+        scale = std::max(scale, std::abs(want[r]));
+      }
+    }
+  }
+  return {err, scale};
 }
 
 }  // namespace
@@ -68,31 +105,7 @@ TEST(TreeUpward, EqualsProductFormSums) {
   model::TreeUpward up(kSpace);
   for (int rep = 0; rep < 2; ++rep)  // twice: the second run reuses the grown buffers
     up.run(sorted.data(), n, cl, start, count, deg, p, got.data(), total);
-  double err = 0.0, scale = 0.0;
-  for (int c = 0; c < nc; ++c) {
-    if (start[c] < 0) continue;
-    const int m = count[c], n1 = deg[3 * c + 1] + 1, n2 = deg[3 * c + 2] + 1;
-    for (int idx = 0; idx < m; ++idx) {
-      const int ab[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
-      const double* o = &got[start[c]];
-      for (int d = 0; d < 3; ++d) {  // the proxy's point
-        const double lo = cl[c].lo[d], hi = cl[c].hi[d];
-        const int nd = deg[3 * c + d];
-        const double want = nd == 0 ? 0.5 * (lo + hi) : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * ab[d] / nd);
-        EXPECT_NEAR(o[d * m + idx], want, 1e-14 * (1 + std::abs(want)));
-      }
-      double want[3] = {0, 0, 0};
-      for (long k = cl[c].begin; k < cl[c].end; ++k) {
-        double f = 1.0;
-        for (int d = 0; d < 3; ++d) f *= basis(sorted[d * n + k], deg[3 * c + d], cl[c].lo[d], cl[c].hi[d], ab[d]);
-        for (int r = 0; r < 3; ++r) want[r] += f * sorted[(3 + r) * n + k];
-      }
-      for (int r = 0; r < 3; ++r) {
-        err = std::max(err, std::abs(o[(3 + r) * m + idx] - want[r]));
-        scale = std::max(scale, std::abs(want[r]));
-      }
-    }
-  }
+  const auto [err, scale] = product_form_error(cl, start, count, deg, sorted, n, got);
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(err, 1e-12 * scale) << "max error " << err << " of max " << scale;
   // Queued without waiting (the solver walks the LET meanwhile), then finished: the same bits,
@@ -148,4 +161,48 @@ TEST(TreeUpward, RunWithoutWaitingGivesTheSameBits) {
     }
     for (long i = 0; i < total; ++i) ASSERT_EQ(got[i], want[i]) << "proxy value " << i << ", run " << rep;
   }
+}
+
+// With the solver's degrees (tree::grid_degrees: fewer on a cluster's thin sides), some children
+// have a lower degree than their parent on some side, so the parent cannot take their proxies
+// (the interpolation would not be exact) and takes their children's, or their points, instead;
+// others have at least its degrees and give their proxies. Both kinds are counted here, and every
+// cluster's proxies still equal the product-form sums over its points.
+TEST(TreeUpward, DeeperProxiesOnlyWhereExact) {
+#if defined(TREE_UPWARD_ON_DEVICE)
+  ASSERT_TRUE(exec::device_count() > 0) << "the CUDA build's device tests need a visible GPU";
+  exec::set_device(0);
+#endif
+  const long n = 12000;
+  const int p = 8;
+  const double theta = 0.4;
+  search::ClusterTree tree;
+  const std::vector<double> sorted = test::in_tree_order(tree, test::wavy_sheet(n, 11), n, 32);
+  const auto& cl = tree.clusters();
+  const int nc = static_cast<int>(cl.size());
+  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
+  std::vector<long> start(nc, -1);
+  long total = 0;
+  for (int c = 0; c < nc; ++c) {
+    const int m = model::tree::grid_degrees(cl[c], p, theta, &deg[3 * size_t(c)]);
+    if (cl[c].count() > m) start[c] = total, count[c] = m, total += 6L * m;
+  }
+  int exact = 0, lower = 0;  // children with grids whose parent has a grid: at least its degrees, or not
+  for (int c = 0; c < nc; ++c)
+    for (int k : cl[c].child)
+      if (k >= 0 && start[c] >= 0 && start[k] >= 0) {
+        bool ok = true;
+        for (int d = 0; d < 3; ++d) ok = ok && deg[3 * k + d] >= deg[3 * c + d];
+        (ok ? exact : lower) += 1;
+      }
+  EXPECT_GT(exact, 10);
+  EXPECT_GT(lower, 10);
+  std::vector<double> got(total, 0.0);
+  model::TreeUpward up(kSpace);
+  up.run(sorted.data(), n, cl, start, count, deg, p, got.data(), total);
+  const auto [err, scale] = product_form_error(cl, start, count, deg, sorted, n, got);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(err, 1e-12 * scale) << "max error " << err << " of max " << scale;
+  std::printf("children at least their parent's degrees: %d, lower on a side: %d; max error %.3g of %.3g\n", exact,
+              lower, err, scale);
 }

@@ -35,10 +35,68 @@ const T* place(exec::Buffer<T>& b, exec::Space s, const T* v, size_t n) {
   return b.data();
 }
 
-struct Level {  // the grids [g0, g1) and chunks [h0, h1) of one depth
-  int g0, g1, h0, h1;
+struct Level {  // the grids [g0, g1), chunks [h0, h1) and source pieces [q0, q1) of one depth
+  int g0, g1, h0, h1, q0, q1;
   long slots, citems, gitems, parts;
 };
+
+using Piece = TreeUpward::Piece;
+
+// BEATNIK_TREE_UPWARD=points: every cluster's proxies from its points, O(N·depth) (the pass
+// before 2026-11-29, third session; the A/B). Read once.
+bool upward_from_proxies() {
+  static const bool on = env::choice("BEATNIK_TREE_UPWARD", {"proxies", "points"}).value_or("proxies") == "proxies";
+  return on;
+}
+
+// Cluster c's sources for its proxies, appended to `pieces` from the level's slot `slot`; returns
+// their number. A descendant whose grid has at least c's degree on every side gives its proxies
+// (exact to round-off: c's basis polynomial L_a·L_b·L_e has at most that grid's degrees, so
+// interpolating it on that grid reproduces it and Σ_j L(y_j)·q̂_j = Σ_k L(x_k)·q_k over the
+// descendant's points); any other descendant its own pieces, down to the point sources of its
+// leaves. So a cluster near the root sums two or four proxy sets instead of most of the points,
+// and the pass costs O(N + clusters·m) instead of O(N·depth).
+long source_pieces(const std::vector<search::Cluster>& cl, const std::vector<long>& start,
+                   const std::vector<int>& count, const std::vector<int>& deg, long n, int c, long slot,
+                   std::vector<Piece>& pieces) {
+  const long first = slot;
+  const size_t first_piece = pieces.size();
+  const bool deeper = upward_from_proxies();
+  const auto points = [&](long b, long e) {  // point sources [b, e), merged with adjacent ones
+    if (e <= b) return;
+    const bool merge = pieces.size() > first_piece && !pieces.back().proxies &&
+                       pieces.back().off + (slot - pieces.back().slot) == b;
+    if (!merge) pieces.push_back({slot, b, n, 0});
+    slot += e - b;
+  };
+  const auto exact = [&](int k) {
+    if (start[k] < 0 || count[k] >= cl[k].count()) return false;  // no grid, or no cheaper than its points
+    for (int d = 0; d < 3; ++d)
+      if (deg[3 * size_t(k) + d] < deg[3 * size_t(c) + d]) return false;
+    return true;
+  };
+  const auto cover = [&](const auto& self, int k) -> void {
+    const search::Cluster& K = cl[k];
+    int ch[2] = {K.child[0], K.child[1]};
+    if (ch[0] >= 0 && ch[1] >= 0 && cl[ch[1]].begin < cl[ch[0]].begin) std::swap(ch[0], ch[1]);
+    long pos = K.begin;
+    for (int j : ch) {
+      if (j < 0) continue;
+      points(pos, cl[j].begin);
+      if (exact(j)) {
+        pieces.push_back({slot, start[j], count[j], 1});
+        slot += count[j];
+      } else {
+        self(self, j);
+      }
+      pos = cl[j].end;
+    }
+    points(pos, K.end);
+  };
+  if (deeper) cover(cover, c);
+  else points(cl[c].begin, cl[c].end);
+  return slot - first;
+}
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 // Pass 2 on the device: a thread block per chunk. Its sources' Lagrange values (the table's
@@ -129,8 +187,10 @@ TreeUpward::TreeUpward(exec::Space space)
       table_(space, 0),
       part_(space, 0),
       out_(space, 0),
+      src_(space, 0),
       grids_(space, 0),
-      chunks_(space, 0) {}
+      chunks_(space, 0),
+      pieces_(space, 0) {}
 
 void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluster>& cl, const std::vector<long>& start,
                      const std::vector<int>& count, const std::vector<int>& deg, int p, double* proxies, long total,
@@ -160,49 +220,57 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   // a pass is queued; then its grids, chunks and Chebyshev points (fill), at its offsets.
   std::vector<Level> levels;
   std::vector<const std::vector<int>*> lists;  // per level: its clusters
+  std::vector<Piece> pieces;                   // every level's source pieces, level by level
+  std::vector<long> slots_of(nc, 0);           // per cluster with a grid: its sources (slots)
   long ng = 0, nh = 0, max_slots = 0, max_parts = 0;
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
-    Level L{static_cast<int>(ng), 0, static_cast<int>(nh), 0, 0, 0, 0, 0};
+    Level L{static_cast<int>(ng), 0, static_cast<int>(nh), 0, static_cast<int>(pieces.size()), 0, 0, 0, 0, 0};
     for (int c : list) {
-      const long chunks = (cl[c].count() + kChunk - 1) / kChunk;
+      const long cs = source_pieces(cl, start, count, deg, n, c, L.slots, pieces);
+      slots_of[c] = cs;
+      const long chunks = (cs + kChunk - 1) / kChunk;
       nh += chunks;
       L.parts += 3L * count[c] * chunks;
       L.citems += long(count[c]) * chunks;
-      L.slots += cl[c].count();
+      L.slots += cs;
       L.gitems += count[c];
       ++ng;
     }
     L.g1 = static_cast<int>(ng);
     L.h1 = static_cast<int>(nh);
+    L.q1 = static_cast<int>(pieces.size());
     max_slots = std::max(max_slots, L.slots);
     max_parts = std::max(max_parts, L.parts);
     levels.push_back(L);
     lists.push_back(&list);
   }
   if (ng == 0) return;
+  const long npieces = static_cast<long>(pieces.size());
   // Level li's grids, chunks and per grid its points, then its weights, p + 1 per side (zero
   // beyond its degree), into G, H and nodes at the level's offsets (the points over every thread
   // when `threads`: a few hundred thousand cosines per call).
-  const auto fill = [&](size_t li, Grid* G, Chunk* H, double* nodes, bool threads) {
+  const auto fill = [&](size_t li, Grid* G, Chunk* H, Piece* Q, double* nodes, bool threads) {
     const Level& L = levels[li];
     const std::vector<int>& list = *lists[li];
     long slots = 0, parts = 0, citems = 0, gitems = 0;
     int gi = L.g0, hi = L.h0;
     for (int c : list) {
-      Grid g{cl[c].begin, slots, start[c], gitems, count[c], hi, 0, {0, 0, 0}};
+      // (k0: the sources are gathered into the level's slots, so a slot is its own source index)
+      Grid g{slots, slots, start[c], gitems, count[c], hi, 0, {0, 0, 0}};
       for (int d = 0; d < 3; ++d) g.dg[d] = deg[3 * size_t(c) + d];
-      for (long k = cl[c].begin; k < cl[c].end; k += kChunk) {
-        const long e = std::min(k + kChunk, cl[c].end);
-        H[hi++] = {gi, slots + (k - cl[c].begin), slots + (e - cl[c].begin), k, parts, citems};
+      for (long k = 0; k < slots_of[c]; k += kChunk) {
+        const long e = std::min(k + kChunk, slots_of[c]);
+        H[hi++] = {gi, slots + k, slots + e, slots + k, parts, citems};
         parts += 3L * g.m;
         citems += g.m;
       }
       g.chunk1 = hi;
-      slots += cl[c].count();
+      slots += slots_of[c];
       gitems += g.m;
       G[gi++] = g;
     }
+    std::copy(pieces.begin() + L.q0, pieces.begin() + L.q1, Q + L.q0);
     const int n0 = L.g0, n1 = L.g1;
 #pragma omp parallel for schedule(static) if (threads && n1 - n0 >= 64)
     for (int i = n0; i < n1; ++i) {
@@ -219,35 +287,45 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   // Not waiting (device): the levels' grids, chunks and points in page-locked memory, each
   // level's copied up on the work stream just before its passes, so that the host builds level
   // d + 1 while the device runs level d (the setup was 3–4 ms a call at 1024² with the GPU idle).
+  const Piece* QQ = nullptr;
   Grid* Gs = nullptr;
   Chunk* Hs = nullptr;
+  Piece* Qs = nullptr;
   double* Ns = nullptr;
   std::vector<Grid> G;  // (on the host the passes read these)
   std::vector<Chunk> H;
+  std::vector<Piece> Q;
   std::vector<double> nodes;
   if (wait) {  // every level built, uploaded, then the passes (the sequence before)
     G.resize(ng);
     H.resize(nh);
+    Q.resize(npieces);
     nodes.resize(size_t(ng) * NW);
-    for (size_t li = 0; li < levels.size(); ++li) fill(li, G.data(), H.data(), nodes.data(), tree_overlap());
+    for (size_t li = 0; li < levels.size(); ++li) fill(li, G.data(), H.data(), Q.data(), nodes.data(), tree_overlap());
     N = place(nodes_, S, nodes.data(), nodes.size());
     GG = place(grids_, S, G.data(), G.size());
     HH = place(chunks_, S, H.data(), H.size());
+    QQ = place(pieces_, S, Q.data(), Q.size());
   } else {
-    const size_t gb = (ng * sizeof(Grid) + 63) / 64 * 64, hb = (nh * sizeof(Chunk) + 63) / 64 * 64;
-    const size_t bytes = gb + hb + size_t(ng) * NW * sizeof(double);
+    const auto round = [](size_t b) { return (b + 63) / 64 * 64; };
+    const size_t gb = round(ng * sizeof(Grid)), hb = round(nh * sizeof(Chunk)), qb = round(npieces * sizeof(Piece));
+    const size_t bytes = gb + hb + qb + size_t(ng) * NW * sizeof(double);
     if (stage_.size() < bytes) stage_.reserve(bytes + bytes / 4);  // (no copy of an earlier call is pending)
     Gs = reinterpret_cast<Grid*>(stage_.data());
     Hs = reinterpret_cast<Chunk*>(stage_.data() + gb);
-    Ns = reinterpret_cast<double*>(stage_.data() + gb + hb);
+    Qs = reinterpret_cast<Piece*>(stage_.data() + gb + hb);
+    Ns = reinterpret_cast<double*>(stage_.data() + gb + hb + qb);
     exec::grow(nodes_, S, size_t(ng) * NW);
     exec::grow(grids_, S, size_t(ng));
     exec::grow(chunks_, S, size_t(nh));
+    exec::grow(pieces_, S, size_t(npieces));
     N = nodes_.data();
     GG = grids_.data();
     HH = chunks_.data();
+    QQ = pieces_.data();
   }
   exec::grow(table_, S, size_t(max_slots) * W);
+  exec::grow(src_, S, size_t(max_slots) * 6);
   exec::grow(part_, S, std::max<size_t>(max_parts, 1));
   double* out = proxies;
   if (S != exec::Space::Host) {
@@ -256,6 +334,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   }
   double* T = table_.data();
   double* part = part_.data();
+  double* Y = src_.data();  // the level's sources, gathered: [x|y|z|qx|qy|qz], `slots` each
   if (!wait) {  // (the levels' uploads are queued with their passes below)
     if (!clock_) clock_ = exec::make_cuda_event_clock();
     clock_->recycle();
@@ -265,17 +344,26 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   }
   const double t1 = wall_seconds();
   upload_s = t1 - t;
-  for (size_t li = 0; li < levels.size(); ++li) {
+  // Deepest first: a depth's pieces read the proxies of deeper clusters, written before.
+  for (size_t lr = levels.size(); lr-- > 0;) {
+    const size_t li = lr;
     const Level& L = levels[li];
-    const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1;
+    const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1, q0 = L.q0, q1 = L.q1;
     if (!wait) {  // this level's grids, chunks and points: built, then queued up before its passes
-      fill(li, Gs, Hs, Ns, true);
+      fill(li, Gs, Hs, Qs, Ns, true);
       exec::copy_async(grids_.data() + g0, S, Gs + g0, exec::Space::Host, size_t(g1 - g0));
       exec::copy_async(chunks_.data() + h0, S, Hs + h0, exec::Space::Host, size_t(h1 - h0));
+      exec::copy_async(pieces_.data() + q0, S, Qs + q0, exec::Space::Host, size_t(q1 - q0));
       exec::copy_async(nodes_.data() + size_t(g0) * NW, S, Ns + size_t(g0) * NW, exec::Space::Host,
                        size_t(g1 - g0) * NW);
     }
     const long gitems = L.gitems, slots = L.slots;
+    // (0) The depth's sources gathered from their pieces: point sources, or deeper proxies.
+    exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
+      const Piece& q = QQ[exec::last_at_most(QQ, q0, q1, i, &Piece::slot)];
+      const double* from = (q.proxies ? out : P) + q.off + (i - q.slot);
+      for (int d = 0; d < 6; ++d) Y[d * slots + i] = from[d * q.stride];
+    });
     // (1) Lagrange values of every source of the depth on its cluster's grid.
     exec::parallel_for(S, L.slots, [=] BEATNIK_HOST_DEVICE(long i) {
       const int lo = exec::last_at_most(GG, g0, g1, i, &Grid::slot);
@@ -289,7 +377,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       // + slot]), so a warp's stores are coalesced; by row each store touched 32 sectors.
       double v[tree::kTreeMaxDegree + 1];
       for (int d = 0; d < 3; ++d) {
-        tree::lagrange(P[d * n + k], g.dg[d], nd + d * p1, nd + W + d * p1, v);
+        tree::lagrange(Y[d * slots + k], g.dg[d], nd + d * p1, nd + W + d * p1, v);
         double* t = T + size_t(d * p1) * slots + i;
         for (int j = 0; j <= g.dg[d]; ++j) t[j * slots] = v[j];
       }
@@ -301,7 +389,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
       if (h1 > h0) {
         const size_t sh = (size_t(kChunkSrc) * W + 3 * kChunkSrc) * sizeof(double);
         chunk_sums_kernel<<<static_cast<unsigned>(h1 - h0), kChunkThreads, sh, exec::detail::stream()>>>(
-            HH, h0, GG, T, slots, P, n, p1, part);
+            HH, h0, GG, T, slots, Y, slots, p1, part);
         exec::detail::check_launch("tree upward pass 2 (chunk sums)");
       }
     } else
@@ -317,9 +405,9 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
         const double* Lr = T + r;  // the slot's column entries, `slots` apart
         const long k = h.k0 + (r - h.slot0);
         const double f = Lr[a * slots] * Lr[(p1 + b) * slots] * Lr[(2 * p1 + e) * slots];
-        s0 += f * P[3 * n + k];
-        s1 += f * P[4 * n + k];
-        s2 += f * P[5 * n + k];
+        s0 += f * Y[3 * slots + k];
+        s1 += f * Y[4 * slots + k];
+        s2 += f * Y[5 * slots + k];
       }
       double* o = part + h.part;
       o[idx] = s0;

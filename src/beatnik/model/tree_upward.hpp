@@ -5,12 +5,19 @@
 // solver keeps its per-cluster loop (tree_br_solver.cpp), which this equals to round-off
 // (tests/unit/test_tree_upward.cpp).
 //
-// Why three passes per tree level instead of a loop per cluster: a cluster near the root holds
-// most of the sources, so one thread (or block) per cluster would leave the machine idle. The
-// clusters of one depth are disjoint, so per depth: (1) every source's Lagrange values on its
-// cluster's grid into a table (one item per source); (2) partial sums over chunks of at most
-// kChunk sources (one item per chunk and proxy); (3) each proxy's chunks summed in chunk order
-// (one item per proxy), so the result does not depend on the thread count.
+// Depth by depth, deepest first, so that a cluster's sources may be deeper clusters' proxies: a
+// descendant whose grid has at least the cluster's degree on every side stands for its points
+// exactly (to round-off), so a cluster sums a few proxy sets instead of all its points, O(N +
+// clusters·m) instead of O(N·depth) (BEATNIK_TREE_UPWARD=points: from the points, the A/B;
+// docs/tree.md "The upward pass from deeper proxies").
+//
+// Why passes per tree level instead of a loop per cluster: a cluster near the root would leave
+// the machine idle with one thread (or block) per cluster. The clusters of one depth are
+// disjoint, so per depth: (0) their sources gathered from their pieces (point sources, deeper
+// proxies) into one array; (1) every source's Lagrange values on its cluster's grid into a table
+// (one item per source); (2) partial sums over chunks of at most kChunk sources (one item per
+// chunk and proxy); (3) each proxy's chunks summed in chunk order (one item per proxy), so the
+// result does not depend on the thread count.
 #include <memory>
 #include <vector>
 
@@ -66,13 +73,20 @@ class TreeUpward {
     long part;  // offset of its 3·m partial sums (per level)
     long item;  // its first item among the level's (chunk, proxy) items (pass 2)
   };
+  struct Piece {  // consecutive sources of one grid: point sources, or a deeper cluster's proxies
+    long slot;    // its first source's slot in the level
+    long off;     // its first source among the points (`proxies`: in the proxies), `stride` apart per component
+    long stride;
+    int proxies;
+  };
 
  private:
   exec::Space space_;
   const double *dev_pts_ = nullptr, *dev_proxies_ = nullptr;
-  exec::Buffer<double> pts_, nodes_, table_, part_, out_;
+  exec::Buffer<double> pts_, nodes_, table_, part_, out_, src_;
   exec::Buffer<Grid> grids_;
   exec::Buffer<Chunk> chunks_;
+  exec::Buffer<Piece> pieces_;
   comm::PinnedBuffer stage_;  // a run that does not wait: the levels' grids, chunks and points
   std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
   int ev0_ = 0, ev1_ = 0;
