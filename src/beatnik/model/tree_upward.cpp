@@ -13,6 +13,7 @@
 #include "beatnik/exec/last_at_most.hpp"
 #include "beatnik/exec/parallel_for.hpp"
 #include "beatnik/exec/scratch.hpp"
+#include "beatnik/exec/space.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_lagrange.hpp"
 
@@ -226,9 +227,27 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   for (const std::vector<int>& list : by) {
     if (list.empty()) continue;
     Level L{static_cast<int>(ng), 0, static_cast<int>(nh), 0, static_cast<int>(pieces.size()), 0, 0, 0, 0, 0};
+    // The pieces over every thread, each a range of the depth's clusters with slots from 0, then
+    // placed in cluster order (the same pieces as one loop).
+    const int nl = static_cast<int>(list.size());
+    const int parts = nl >= 32 && tree_overlap() ? 4 * exec::host_threads() : 1;
+    std::vector<std::vector<Piece>> mine(parts);
+    std::vector<long> part_slots(parts, 0);
+#pragma omp parallel for schedule(static) if (parts > 1)
+    for (int q = 0; q < parts; ++q) {
+      long slot = 0;
+      for (int i = int(long(nl) * q / parts); i < int(long(nl) * (q + 1) / parts); ++i) {
+        slots_of[list[i]] = source_pieces(cl, start, count, deg, n, list[i], slot, mine[q]);
+        slot += slots_of[list[i]];
+      }
+      part_slots[q] = slot;
+    }
+    for (long q = 0, offset = 0; q < parts; offset += part_slots[q++]) {
+      for (Piece& x : mine[q]) x.slot += offset;
+      pieces.insert(pieces.end(), mine[q].begin(), mine[q].end());
+    }
     for (int c : list) {
-      const long cs = source_pieces(cl, start, count, deg, n, c, L.slots, pieces);
-      slots_of[c] = cs;
+      const long cs = slots_of[c];
       const long chunks = (cs + kChunk - 1) / kChunk;
       nh += chunks;
       L.parts += 3L * count[c] * chunks;
