@@ -109,7 +109,10 @@ def main(argv):
     p.add_argument("--bins", type=int, default=20)
     p.add_argument("--gap", type=float, default=0.3, help="idle gaps listed from this many ms")
     a = p.parse_args(argv)
-    rows = read(a.trace)
+    try:
+        rows = read(a.trace)
+    except (OSError, ValueError) as e:
+        sys.exit(f"gpu_trace_report: {e}")
     windows = calls(rows, a.marker)
     if not windows:
         sys.exit(f"gpu_trace_report: fewer than two '{a.marker}' kernels in {a.trace}: no call to report")
