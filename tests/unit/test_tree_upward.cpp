@@ -39,6 +39,24 @@ double basis(double x, int n, double lo, double hi, int j) {
   return v;
 }
 
+// Which clusters have grids (those with more points than proxies), their degrees (set by
+// degrees_of(c, dg), which returns the grid's size) and where their proxies go.
+struct Layout {
+  std::vector<int> deg, count;
+  std::vector<long> start;
+  long total = 0;
+};
+template <class F>
+Layout grid_layout(const std::vector<search::Cluster>& cl, F degrees_of) {
+  const int nc = static_cast<int>(cl.size());
+  Layout g{std::vector<int>(3 * size_t(nc)), std::vector<int>(nc, 0), std::vector<long>(nc, -1), 0};
+  for (int c = 0; c < nc; ++c) {
+    const int m = degrees_of(c, &g.deg[3 * size_t(c)]);
+    if (cl[c].count() > m) g.start[c] = g.total, g.count[c] = m, g.total += 6L * m;
+  }
+  return g;
+}
+
 // The largest difference of got's proxies (points to 1e-14, checked here) from the product-form
 // sums over each cluster's points, and the largest strength (err, scale).
 std::pair<double, double> product_form_error(const std::vector<search::Cluster>& cl, const std::vector<long>& start,
@@ -87,18 +105,13 @@ TEST(TreeUpward, EqualsProductFormSums) {
   const auto& cl = tree.clusters();
   const int nc = static_cast<int>(cl.size());
   // Degrees: p on x, p − 1 on y, 1 on z (thin); a grid where it has fewer proxies than sources.
-  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
-  std::vector<long> start(nc, -1);
-  long total = 0;
+  const auto [deg, count, start, total] = grid_layout(cl, [&](int, int* dg) {
+    dg[0] = p, dg[1] = p - 1, dg[2] = 1;
+    return (p + 1) * p * 2;
+  });
   int grids = 0, chunked = 0;
-  for (int c = 0; c < nc; ++c) {
-    deg[3 * c] = p, deg[3 * c + 1] = p - 1, deg[3 * c + 2] = 1;
-    const int m = (p + 1) * p * 2;
-    if (cl[c].count() > m) {
-      start[c] = total, count[c] = m, total += 6L * m, ++grids;
-      chunked += cl[c].count() > 256;
-    }
-  }
+  for (int c = 0; c < nc; ++c)
+    if (start[c] >= 0) ++grids, chunked += cl[c].count() > 256;
   ASSERT_GT(grids, 10);
   ASSERT_GT(chunked, 2);
   std::vector<double> got(total, 0.0);
@@ -132,15 +145,10 @@ TEST(TreeUpward, RunWithoutWaitingGivesTheSameBits) {
   search::ClusterTree tree;
   const std::vector<double> sorted = test::in_tree_order(tree, test::wavy_sheet(n, 3), n, 32);
   const auto& cl = tree.clusters();
-  const int nc = static_cast<int>(cl.size());
-  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
-  std::vector<long> start(nc, -1);
-  long total = 0;
-  for (int c = 0; c < nc; ++c) {
-    deg[3 * c] = p, deg[3 * c + 1] = p, deg[3 * c + 2] = 2;
-    const int m = (p + 1) * (p + 1) * 3;
-    if (cl[c].count() > m) start[c] = total, count[c] = m, total += 6L * m;
-  }
+  const auto [deg, count, start, total] = grid_layout(cl, [&](int, int* dg) {
+    dg[0] = p, dg[1] = p, dg[2] = 2;
+    return (p + 1) * (p + 1) * 3;
+  });
   ASSERT_GT(total, 0);
   std::vector<double> want(total, 0.0), got(total, std::nan("")), none(total, std::nan(""));
   model::TreeUpward up(kSpace);
@@ -180,13 +188,8 @@ TEST(TreeUpward, DeeperProxiesOnlyWhereExact) {
   const std::vector<double> sorted = test::in_tree_order(tree, test::wavy_sheet(n, 11), n, 32);
   const auto& cl = tree.clusters();
   const int nc = static_cast<int>(cl.size());
-  std::vector<int> deg(3 * size_t(nc)), count(nc, 0);
-  std::vector<long> start(nc, -1);
-  long total = 0;
-  for (int c = 0; c < nc; ++c) {
-    const int m = model::tree::grid_degrees(cl[c], p, theta, &deg[3 * size_t(c)]);
-    if (cl[c].count() > m) start[c] = total, count[c] = m, total += 6L * m;
-  }
+  const auto [deg, count, start, total] =
+      grid_layout(cl, [&](int c, int* dg) { return model::tree::grid_degrees(cl[c], p, theta, dg); });
   int exact = 0, lower = 0;  // children with grids whose parent has a grid: at least its degrees, or not
   for (int c = 0; c < nc; ++c)
     for (int k : cl[c].child)
