@@ -60,7 +60,7 @@ class TreeUpward {
   double upload_s = 0, kernel_s = 0, download_s = 0, wait_s = 0;
 
   struct Grid {  // a cluster with proxies, as the passes read it
-    long k0;     // its first source (tree order)
+    long k0;     // its first source in the level's gathered sources (pass 0: equal to slot)
     long slot;   // its first source's slot in the level's Lagrange table (a column: tree_upward.cpp)
     long out;    // offset of its proxies
     long item;   // its first proxy among the level's proxies (pass 3)
@@ -69,7 +69,7 @@ class TreeUpward {
   };
   struct Chunk {  // at most kChunk consecutive sources of one grid
     int grid;
-    long slot0, slot1, k0;
+    long slot0, slot1, k0;  // its slots; its first source in the gathered sources (= slot0)
     long part;  // offset of its 3·m partial sums (per level)
     long item;  // its first item among the level's (chunk, proxy) items (pass 2)
   };
