@@ -17,7 +17,7 @@ from program_checks import Checks  # noqa: E402
 
 check = Checks()
 MS = 1_000_000  # ns
-# kind, start, end (ms), stream, name. Call 2 is (10, 30]: kernel A 11–15 on stream 1, B 13–17
+# kind, start, end (ms), stream, name. The first call is (10, 30]: kernel A 11–15 on stream 1, B 13–17
 # on stream 2 (overlap 13–15), a copy 17–18, idle 17–20, A again 20–24, the marker 26–30.
 records = [
     (0, 0, 10, 7, "down_marker"),
@@ -56,7 +56,8 @@ with tempfile.TemporaryDirectory() as tmp:
     first = r["timeline"][0][1]
     check("timeline shares", abs(first["kernel_A"] - 0.8) < 1e-12 and abs(first["kernel_B"] - 0.4) < 1e-12,
           f"{dict(first)}")
-    out = subprocess.run([sys.executable, SCRIPT, path, "--marker", "down_marker", "--calls", "2", "--bins", "4"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, SCRIPT, path, "--marker", "down_marker", "--calls", "2", "--bins", "4"],
+                         capture_output=True, text=True)
     check("report runs", out.returncode == 0, out.stderr)
     check("report page", "2 calls between 'down_marker' ends" in out.stdout and
           "call 1: span 20.0 ms, kernels running 14.0 ms (70 %)" in out.stdout and

@@ -364,8 +364,7 @@ void TreeUpward::run(const double* pts, long n, const std::vector<search::Cluste
   const double t1 = wall_seconds();
   upload_s = t1 - t;
   // Deepest first: a depth's pieces read the proxies of deeper clusters, written before.
-  for (size_t lr = levels.size(); lr-- > 0;) {
-    const size_t li = lr;
+  for (size_t li = levels.size(); li-- > 0;) {
     const Level& L = levels[li];
     const int g0 = L.g0, g1 = L.g1, h0 = L.h0, h1 = L.h1, q0 = L.q0, q1 = L.q1;
     if (!wait) {  // this level's grids, chunks and points: built, then queued up before its passes
