@@ -244,12 +244,13 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
   // --tree-traversal dual on the device (docs/tree.md "The dual traversal on the device"): the
   // target tree's top levels, then subtrees in runs of 8 batches (several runs and parts), the
   // clusters' grids summed by the sums kernel and the downward pass on the device. Against the
-  // host's dual traversal: every pair count equal (the same lists) and the velocities to 1e-12;
+  // host's dual traversal: every pair count equal (the same lists) and the velocities to 1e-12
+  // (the device's downward pass through merged grids, the host's direct);
   // two calls of one solver bitwise equal; within the tolerance of the device's single
   // traversal. Periodic (edge terms too) and free, TOL 1e-3 and 1e-6, the multi-mode cosine.
   // The leaves walked on the host (the default) and by the lists' kernels: the same bits.
   if (exec::device_count() == 0) GTEST_SKIP() << "no GPU visible: this test needs one";
-  long cc_all = 0;
+  long cc_all = 0, merged_all = 0;
   for (const char* boundary : {"periodic", "free"})
     for (double tol : {1e-3, 1e-6}) {
       test::BRSurfaceCase s(cosine_options(boundary), MPI_COMM_WORLD);
@@ -285,6 +286,7 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
       const double d = max_rel(calls[0], host), e_single = rel_2norm(calls[0], single);
       const long cc = sum_ranks(h.cc_terms);
       cc_all += cc;
+      merged_all += sum_ranks(t.down_merged);
       if (test::world_rank() == 0)
         std::printf("[ compared ] dual %s TOL %.0e: %ld cluster-cluster terms, max rel diff to the host %.3e, "
                     "rel 2-norm to single %.3e\n",
@@ -300,6 +302,9 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
       EXPECT_LE(e_single, tol) << boundary << " TOL " << tol;
     }
   EXPECT_GT(cc_all, 0) << "no cluster-cluster term was formed: the test would miss the grids and the downward pass";
+  // The device's downward pass goes through merged grids (tree_down.hpp) where it can.
+  if (test::world_rank() == 0) std::printf("[ compared ] %ld merged grids in the downward passes\n", merged_all);
+  EXPECT_GT(merged_all, 0) << "no merged grid was made: the test would miss them";
 }
 
 TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {

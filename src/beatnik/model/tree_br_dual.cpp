@@ -12,13 +12,16 @@
 // BEATNIK_TREE_DUAL_LISTS=reference) the straightforward one, kept as the lists' reference: the
 // same terms in the same order (test DualFastListsEqualTheReference).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <utility>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
+#include "beatnik/model/tree_down.hpp"
 #include "beatnik/model/tree_dual.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/model/tree_low.hpp"
@@ -694,7 +697,7 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < ng; ++i) {
     const TargetGrid& g = grids[i];
-    dev_grids_[g0 + i] = {at + g.start, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i]};
+    dev_grids_[g0 + i] = {at + g.start, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i], 0};
     double* o = &dev_sw_[sw[i]];
     for (int k = 0; k < 3; ++k) {
       double s[K], w[K];
@@ -705,27 +708,53 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   }
 }
 
-// Every batch's chain of grids (its ancestors with terms, root first, each cluster's grids by
-// falling degree: down()'s order) queued for the device's downward pass; the products counted.
+// Every batch's chain of grids queued for the device's downward pass, through merged grids
+// (tree_down.hpp; BEATNIK_TREE_DOWN=direct: its ancestors' grids root first, each cluster's by
+// falling degree: down()'s order). The products counted are the direct pass's (the host's count,
+// whichever way the device goes).
 void TreeBRSolver::down_device(const std::vector<long>& batch) {
   const auto& cl = sources_[0].clusters;
   const std::vector<int>& leaves = tree_.leaves();
   const int nb = batches();
-  std::vector<int> start(nb + 1, 0), chain, anc;
   long pairs = 0;
-  for (int b = 0; b < nb; ++b) {
-    anc.clear();
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : pairs)
+  for (int b = 0; b < nb; ++b)
     for (int a = parent_[leaves[b]]; a >= 0; a = parent_[a])
-      if (dev_gcount_[a] > 0) anc.push_back(a);
-    for (auto it = anc.rbegin(); it != anc.rend(); ++it)
-      for (int k = dev_gfirst_[*it]; k < dev_gfirst_[*it] + dev_gcount_[*it]; ++k) {
-        chain.push_back(k);
+      for (int k = dev_gfirst_[a]; k >= 0 && k < dev_gfirst_[a] + dev_gcount_[a]; ++k)
         pairs += cl[leaves[b]].count() * static_cast<long>(dev_grids_[k].m);
-      }
-    start[b + 1] = static_cast<int>(chain.size());
-  }
   load_.down_pairs = pairs;
-  device_->queue_down(batch, std::move(start), std::move(chain), dev_grids_, dev_sw_);
+  std::vector<std::array<int, 3>> dg(dev_grids_.size());
+  for (size_t k = 0; k < dg.size(); ++k) dg[k] = {dev_grids_[k].dg[0], dev_grids_[k].dg[1], dev_grids_[k].dg[2]};
+  static const bool merge = env::choice("BEATNIK_TREE_DOWN", {"merged", "direct"}).value_or("merged") == "merged";
+  tree::DownPlan plan = tree::plan_down(cl, dev_gfirst_, dev_gcount_, dg, leaves, nb,
+                                        merge ? TreeSumsDevice::kMergeMaxSide : -1);
+  load_.down_merged = static_cast<long>(plan.cluster.size());
+  // The merged grids: their places, nodes and weights after the own grids'.
+  TreeSumsDevice::DownMerges mg;
+  mg.first = static_cast<int>(dev_grids_.size());
+  std::vector<TreeSumsDevice::DownGrid> grids = dev_grids_;
+  std::vector<double> sw = dev_sw_;
+  constexpr int K = kTreeMaxDegree + 1;
+  for (size_t i = 0; i < plan.cluster.size(); ++i) {
+    const std::array<int, 3>& d = plan.dg[i];
+    const int m = (d[0] + 1) * (d[1] + 1) * (d[2] + 1);
+    grids.push_back({mg.points, 0, m, {d[0], d[1], d[2]}, static_cast<long>(sw.size()), 1});
+    mg.points += m;
+    for (int k = 0; k < 3; ++k) {
+      double s[K], w[K];
+      tree::chebyshev(cl[plan.cluster[i]].lo[k], cl[plan.cluster[i]].hi[k], d[k], s, w);
+      sw.insert(sw.end(), s, s + d[k] + 1);
+      sw.insert(sw.end(), w, w + d[k] + 1);
+      mg.max_side = std::max(mg.max_side, d[k]);
+    }
+  }
+  for (size_t k = mg.first; k < grids.size(); ++k) grids[k].stride = static_cast<int>(mg.points);
+  mg.src_start = std::move(plan.src_start);
+  mg.src = std::move(plan.src);
+  mg.order = std::move(plan.order);
+  mg.level_start = std::move(plan.level_start);
+  device_->queue_down(batch, std::move(plan.chain_start), std::move(plan.chain), std::move(grids), std::move(sw),
+                      std::move(mg));
 }
 
 }  // namespace beatnik::model

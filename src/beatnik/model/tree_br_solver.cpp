@@ -245,6 +245,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   totals_.cc_terms += load_.cc_terms;
   totals_.cc_pairs += load_.cc_pairs;
   totals_.down_pairs += load_.down_pairs;
+  totals_.down_merged += load_.down_merged;
 }
 
 // Cuts from the current positions, then every particle to the owner of its cell (as the cutoff

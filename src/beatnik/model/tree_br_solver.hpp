@@ -135,6 +135,7 @@ struct TreeLoad {
   long cc_terms = 0;        // (target cluster, cluster image) terms summed at the target points (dual traversal)
   long cc_pairs = 0;        // (target point, proxy or source) pairs those cost
   long down_pairs = 0;      // (target, target point) products of the downward pass
+  long down_merged = 0;     // -x cuda: merged grids the downward pass made (tree_down.hpp)
   long let_clusters = 0;    // clusters of other ranks' trees received (the LET)
   long let_particles = 0;   // sources of other ranks received
   long let_bytes = 0;       // LET bytes sent to other ranks (rma: fetched from them)
@@ -151,7 +152,7 @@ class TreeBRSolver : public BRSolver {
   struct Totals {
     long calls = 0, direct_pairs = 0, cluster_terms = 0, low_terms = 0, proxy_pairs = 0, let_bytes = 0;
     long edge_terms = 0, edge_proxy_pairs = 0, edge_direct_pairs = 0;
-    long cc_terms = 0, cc_pairs = 0, down_pairs = 0;
+    long cc_terms = 0, cc_pairs = 0, down_pairs = 0, down_merged = 0;
   };
   const Totals& totals() const { return totals_; }
   void reset_totals() { totals_ = Totals{}; }  // the skeleton's calibration steps are not the run's

@@ -559,6 +559,7 @@ struct DownArgs {
   const TreeSumsDevice::DownGrid* grids;
   const double* sw;
   const double* uf;
+  const double* merged;  // the merged grids' values (DownGrid::merged)
   double* acc;
 };
 
@@ -587,7 +588,7 @@ __global__ void __launch_bounds__(128) tree_down_kernel(DownArgs a) {
     const int n0 = G.dg[0] + 1, n1 = G.dg[1] + 1, n2 = G.dg[2] + 1;
     // The three components in one pass (each with its own sums in the order before: the same
     // bits): a basis value loaded once serves three products, three chains in flight.
-    const double* uf0 = a.uf + G.u;  // (near part added: run_down)
+    const double* uf0 = (G.merged ? a.merged : a.uf) + G.u;  // (near part added: run_down)
     const double* uf1 = uf0 + G.stride;
     const double* uf2 = uf1 + G.stride;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
@@ -619,6 +620,79 @@ __global__ void __launch_bounds__(128) tree_down_kernel(DownArgs a) {
   a.acc[t] = u[0];
   a.acc[n + t] = u[1];
   a.acc[2 * n + t] = u[2];
+}
+
+// The merged grids of one level (TreeSumsDevice::DownMerges, tree_down.hpp): a block per merged
+// grid A, its sources in order, each source S's polynomial interpolated on A's points and added:
+// separably, one side at a time (z, then y, then x) through two tables in shared memory, with the
+// 1D Lagrange values of S's nodes at A's nodes. Sources of an earlier level are complete (one
+// launch per level, in order on the stream).
+struct MergeArgs {
+  const int* order;  // this level's merged grids (DownPlan numbering)
+  int first;         // grids[first + i]: merged grid i
+  const int* src_start;
+  const int* src;
+  const TreeSumsDevice::DownGrid* grids;
+  const double* sw;
+  const double* uf;
+  double* merged;
+  int K;  // the tables' side: the largest side degree + 1
+};
+
+__global__ void __launch_bounds__(256) tree_merge_kernel(MergeArgs a) {
+  extern __shared__ double sh[];
+  const int K = a.K;
+  double* L = sh;                  // L[d][R·K + r]: source node r's Lagrange value at A's node R
+  double* T1 = L + 3 * K * K;      // [i][j][E]: z done
+  double* T2 = T1 + K * K * K;     // [i][J][E]: z and y done
+  const int id = a.order[blockIdx.x];
+  const TreeSumsDevice::DownGrid A = a.grids[a.first + id];
+  const int N0 = A.dg[0] + 1, N1 = A.dg[1] + 1, N2 = A.dg[2] + 1;
+  for (int q = a.src_start[id]; q < a.src_start[id + 1]; ++q) {
+    const TreeSumsDevice::DownGrid S = a.grids[a.src[q]];
+    const int n0 = S.dg[0] + 1, n1 = S.dg[1] + 1, n2 = S.dg[2] + 1;
+    __syncthreads();  // the previous source's tables are read
+    for (int t = threadIdx.x; t < N0 + N1 + N2; t += blockDim.x) {
+      const int d = t < N0 ? 0 : t < N0 + N1 ? 1 : 2;
+      const int R = t - (d == 0 ? 0 : d == 1 ? N0 : N0 + N1);
+      const double* aw = a.sw + A.sw;
+      const double* sw = a.sw + S.sw;
+      for (int k = 0; k < d; ++k) {
+        aw += 2 * (A.dg[k] + 1);
+        sw += 2 * (S.dg[k] + 1);
+      }
+      tree::lagrange(aw[R], S.dg[d], sw, sw + S.dg[d] + 1, L + d * K * K + R * K);
+    }
+    __syncthreads();
+    const double* Lx = L;
+    const double* Ly = L + K * K;
+    const double* Lz = L + 2 * K * K;
+    for (int c = 0; c < 3; ++c) {
+      const double* u = (S.merged ? a.merged : a.uf) + S.u + long(c) * S.stride;
+      double* out = a.merged + A.u + long(c) * A.stride;
+      for (int t = threadIdx.x; t < n0 * n1 * N2; t += blockDim.x) {
+        const int E = t % N2, ij = t / N2;
+        double s = 0.0;
+        for (int e = 0; e < n2; ++e) s += Lz[E * K + e] * u[ij * n2 + e];
+        T1[t] = s;
+      }
+      __syncthreads();
+      for (int t = threadIdx.x; t < n0 * N1 * N2; t += blockDim.x) {
+        const int E = t % N2, J = (t / N2) % N1, i = t / (N1 * N2);
+        double s = 0.0;
+        for (int j = 0; j < n1; ++j) s += Ly[J * K + j] * T1[(i * n1 + j) * N2 + E];
+        T2[t] = s;
+      }
+      __syncthreads();
+      for (int t = threadIdx.x; t < N0 * N1 * N2; t += blockDim.x) {
+        const int JE = t % (N1 * N2), I = t / (N1 * N2);
+        double s = 0.0;
+        for (int i = 0; i < n0; ++i) s += Lx[I * K + i] * T2[i * N1 * N2 + JE];
+        out[t] += s;
+      }
+      __syncthreads();
+    }
+  }
 }
 #endif
 
@@ -689,7 +763,11 @@ TreeSumsDevice::TreeSumsDevice()
       down_start_(exec::Space::Device, 0),
       down_chain_(exec::Space::Device, 0),
       down_grids_(exec::Space::Device, 0),
-      down_sw_(exec::Space::Device, 0) {}
+      down_sw_(exec::Space::Device, 0),
+      down_src_start_(exec::Space::Device, 0),
+      down_src_(exec::Space::Device, 0),
+      down_order_(exec::Space::Device, 0),
+      down_merged_(exec::Space::Device, 0) {}
 
 long tree_sums_bench_call() {
   static const long k = env::integer("BEATNIK_TREE_SUMS_BENCH", 1, 1L << 30).value_or(0);
@@ -884,7 +962,9 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
 }
 
 void TreeSumsDevice::queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain,
-                                std::vector<DownGrid> grids, std::vector<double> sw) {
+                                std::vector<DownGrid> grids, std::vector<double> sw, DownMerges merges) {
+  if (merges.max_side > kMergeMaxSide) throw Error("tree device sums: a merged grid above the largest side degree");
+  h_merges_ = std::move(merges);
   // Kept on the host until finish() (an upload now, on the default stream, would wait for the
   // sums in flight).
   down_ = batch.size() >= 2 && !chain.empty() && n_ > 0;
@@ -929,8 +1009,37 @@ void TreeSumsDevice::run_down() {
   cudaEventRecord(e0, 0);
   // The grids' velocities: the far part plus the near part (C's sources) once, then read once.
   add_into(static_cast<long>(gused_), gacc_far_.data(), gacc_near_.data());
-  DownArgs a{tgt_.data(),         n_,                 nb,                down_batch_.data(), down_start_.data(),
-             down_chain_.data(),  down_grids_.data(), down_sw_.data(),   gacc_far_.data(),   acc_far_.data()};
+  const DownMerges& mg = h_merges_;
+  if (!mg.order.empty()) {  // the merged grids, level by level
+    exec::grow(down_src_start_, D, mg.src_start.size());
+    exec::grow(down_src_, D, std::max<size_t>(mg.src.size(), 1));
+    exec::grow(down_order_, D, mg.order.size());
+    exec::grow(down_merged_, D, 3 * size_t(mg.points));
+    exec::copy(down_src_start_.data(), D, mg.src_start.data(), H, mg.src_start.size());
+    if (!mg.src.empty()) exec::copy(down_src_.data(), D, mg.src.data(), H, mg.src.size());
+    exec::copy(down_order_.data(), D, mg.order.data(), H, mg.order.size());
+    cudaMemsetAsync(down_merged_.data(), 0, 3 * size_t(mg.points) * sizeof(double), 0);
+    const int K = mg.max_side + 1;
+    const size_t shared = (3 * size_t(K) * K + 2 * size_t(K) * K * K) * sizeof(double);
+    static size_t shared_set = 0;  // the kernel's opt-in above 48 KiB, once per size
+    if (shared > 48 * 1024 && shared > shared_set) {
+      cudaFuncSetAttribute(tree_merge_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+      shared_set = shared;
+    }
+    for (size_t l = 0; l + 1 < mg.level_start.size(); ++l) {
+      const int l0 = mg.level_start[l], cnt = mg.level_start[l + 1] - l0;
+      MergeArgs m{down_order_.data() + l0, mg.first,         down_src_start_.data(), down_src_.data(),
+                  down_grids_.data(),      down_sw_.data(),  gacc_far_.data(),       down_merged_.data(), K};
+      tree_merge_kernel<<<static_cast<unsigned>(cnt), 256, shared>>>(m);
+      exec::detail::check_launch("tree downward pass: merged grids");
+    }
+  }
+  DownArgs a{tgt_.data(),        n_,
+             nb,                 down_batch_.data(),
+             down_start_.data(), down_chain_.data(),
+             down_grids_.data(), down_sw_.data(),
+             gacc_far_.data(),   mg.order.empty() ? nullptr : down_merged_.data(),
+             acc_far_.data()};
   tree_down_kernel<<<static_cast<unsigned>((n_ + 127) / 128), 128>>>(a);
   exec::detail::check_launch("tree downward pass");
   cudaEventRecord(e1, 0);

@@ -76,14 +76,26 @@ class TreeSumsDevice {
   // The downward pass, run by finish() on the far field after the edge terms are added: target
   // t of batch b (bounds `batch`, 2 per batch, ascending) adds, in chain order
   // chain[start[b] .. start[b+1]), each grid's velocities (near + far part) interpolated at t.
+  // Merged grids (tree_down.hpp) are made first, level by level: each the sum of its sources'
+  // polynomials interpolated on its points (one thread block each, separably).
   struct DownGrid {
-    long u;           // offset of the grid's Ux in the grid-velocity arrays
+    long u;           // offset of the grid's Ux in the grid-velocity arrays (merged: the merged ones)
     int stride, m;    // the block's stride (Uy at u + stride, Uz at u + 2·stride); its points
     int dg[3];        // side degrees
     long sw;          // its Chebyshev nodes and weights in `sw`: s0, w0, s1, w1, s2, w2 (dg + 1 each)
+    int merged;       // 1: a merged grid (its values made by the downward pass), 0: a grid's sums
+  };
+  struct DownMerges {  // grids[first + i] is merged grid i (tree::DownPlan's numbering)
+    int first = 0;
+    long points = 0;                          // their points (stride of the merged values)
+    std::vector<int> src_start{0}, src;       // merged grid i's sources (grid indices)
+    std::vector<int> order, level_start{0};   // by level: a merged source is in an earlier level
+    int max_side = 0;                         // the largest side degree of these grids and sources
   };
   void queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain, std::vector<DownGrid> grids,
-                  std::vector<double> sw);
+                  std::vector<double> sw, DownMerges merges);
+  // The largest side degree a merged grid (or its source) may have: its block's shared memory.
+  static constexpr int kMergeMaxSide = 16;
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
   // every target of a launched batch overwritten); the pairs each field summed. far_extra, if
   // given, is called once the sums are done and returns a device array ([ux|uy|uz], n each,
@@ -156,6 +168,9 @@ class TreeSumsDevice {
   exec::Buffer<int> down_start_, down_chain_;
   exec::Buffer<DownGrid> down_grids_;
   exec::Buffer<double> down_sw_;
+  DownMerges h_merges_;
+  exec::Buffer<int> down_src_start_, down_src_, down_order_;
+  exec::Buffer<double> down_merged_;  // the merged grids' values ([ux|uy|uz] of stride points)
   // One launch's copies and kernels (launch, launch_grids): bounds of nb batches (host, relative
   // to the targets `tgt` of stride n), their near and far lists [b0, b0 + nb) of the vectors.
   void queue(int b0, int nb, const long* bounds, const std::vector<std::vector<BRSourceRange>>& near,
