@@ -732,8 +732,8 @@ void TreeBRSolver::down_device(const std::vector<long>& batch) {
   // The merged grids: their places, nodes and weights after the own grids'.
   TreeSumsDevice::DownMerges mg;
   mg.first = static_cast<int>(dev_grids_.size());
-  std::vector<TreeSumsDevice::DownGrid> grids = dev_grids_;
-  std::vector<double> sw = dev_sw_;
+  std::vector<TreeSumsDevice::DownGrid> grids = std::move(dev_grids_);  // (cleared by the next call's begin)
+  std::vector<double> sw = std::move(dev_sw_);
   constexpr int K = kTreeMaxDegree + 1;
   for (size_t i = 0; i < plan.cluster.size(); ++i) {
     const std::array<int, 3>& d = plan.dg[i];

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "beatnik/base/error.hpp"
+
 namespace beatnik::model::tree {
 
 long DownPlan::merged_points() const {
@@ -22,18 +24,19 @@ struct Walk {
   std::vector<int> batch_of;  // leaf cluster -> batch, or −1
   int ng, max_side;
   DownPlan plan;
-  std::vector<std::vector<int>> chains;
 
   // c with `merged` (the nearest merged ancestor's grid, or −1), `pending` (the grids met since,
   // root first) and `deg` (the largest side degrees of both).
   void visit(int c, int merged, int merged_level, std::array<int, 3> deg, std::vector<int>& pending) {
     const search::Cluster& C = cl[c];
     if (C.leaf()) {
+      // The walk meets the leaves in tree order, so batch b's chain comes b-th.
       const int b = batch_of[c];
       if (b < 0) return;
-      std::vector<int>& out = chains[b];
-      if (merged >= 0) out.push_back(merged);
-      out.insert(out.end(), pending.begin(), pending.end());
+      if (b + 1 != static_cast<int>(plan.chain_start.size())) throw Error("tree downward plan: batches out of tree order");
+      if (merged >= 0) plan.chain.push_back(merged);
+      plan.chain.insert(plan.chain.end(), pending.begin(), pending.end());
+      plan.chain_start.push_back(static_cast<int>(plan.chain.size()));
       return;
     }
     const size_t mark = pending.size();
@@ -67,18 +70,15 @@ DownPlan plan_down(const std::vector<search::Cluster>& clusters, const std::vect
                    const std::vector<int>& count, const std::vector<std::array<int, 3>>& dg,
                    const std::vector<int>& leaves, int nb, int max_side) {
   Walk w{clusters, first, count, dg, std::vector<int>(clusters.size(), -1), static_cast<int>(dg.size()), max_side,
-         DownPlan{}, std::vector<std::vector<int>>(std::max(nb, 0))};
+         DownPlan{}};
   for (int b = 0; b < nb; ++b) w.batch_of[leaves[b]] = b;
   if (!clusters.empty()) {
     std::vector<int> pending;
     w.visit(0, -1, -1, {0, 0, 0}, pending);
   }
   DownPlan& p = w.plan;
-  for (auto& c : w.chains) {
-    p.chain.insert(p.chain.end(), c.begin(), c.end());
-    p.chain_start.push_back(static_cast<int>(p.chain.size()));
-  }
-  if (nb <= 0) p.chain_start.assign(1, 0);
+  if (static_cast<int>(p.chain_start.size()) != std::max(nb, 0) + 1)
+    throw Error("tree downward plan: a batch's leaf not in the tree");
   // Merged grids by level (stable: tree order within a level).
   p.order.resize(p.cluster.size());
   std::iota(p.order.begin(), p.order.end(), 0);
