@@ -734,21 +734,28 @@ void TreeBRSolver::down_device(const std::vector<long>& batch) {
   mg.first = static_cast<int>(dev_grids_.size());
   std::vector<TreeSumsDevice::DownGrid> grids = std::move(dev_grids_);  // (cleared by the next call's begin)
   std::vector<double> sw = std::move(dev_sw_);
-  constexpr int K = kTreeMaxDegree + 1;
-  for (size_t i = 0; i < plan.cluster.size(); ++i) {
+  const int nm = static_cast<int>(plan.cluster.size());
+  for (int i = 0; i < nm; ++i) {
     const std::array<int, 3>& d = plan.dg[i];
     const int m = (d[0] + 1) * (d[1] + 1) * (d[2] + 1);
     grids.push_back({mg.points, 0, m, {d[0], d[1], d[2]}, static_cast<long>(sw.size()), 1});
     mg.points += m;
+    sw.resize(sw.size() + 2 * (d[0] + d[1] + d[2] + 3));
+    mg.max_side = std::max({mg.max_side, d[0], d[1], d[2]});
+  }
+  constexpr int K = kTreeMaxDegree + 1;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < nm; ++i) {
+    TreeSumsDevice::DownGrid& G = grids[mg.first + i];
+    G.stride = static_cast<int>(mg.points);
+    double* o = &sw[G.sw];
     for (int k = 0; k < 3; ++k) {
       double s[K], w[K];
-      tree::chebyshev(cl[plan.cluster[i]].lo[k], cl[plan.cluster[i]].hi[k], d[k], s, w);
-      sw.insert(sw.end(), s, s + d[k] + 1);
-      sw.insert(sw.end(), w, w + d[k] + 1);
-      mg.max_side = std::max(mg.max_side, d[k]);
+      tree::chebyshev(cl[plan.cluster[i]].lo[k], cl[plan.cluster[i]].hi[k], G.dg[k], s, w);
+      o = std::copy_n(s, G.dg[k] + 1, o);
+      o = std::copy_n(w, G.dg[k] + 1, o);
     }
   }
-  for (size_t k = mg.first; k < grids.size(); ++k) grids[k].stride = static_cast<int>(mg.points);
   mg.src_start = std::move(plan.src_start);
   mg.src = std::move(plan.src);
   mg.order = std::move(plan.order);
