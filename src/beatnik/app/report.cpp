@@ -376,11 +376,12 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
     // LET bytes a rank sent per call (the largest rank).
     const auto& t = tree->totals();
     const double calls = t.calls > 0 ? double(t.calls) : 1.0;
-    double sums[9] = {double(t.direct_pairs),    double(t.cluster_terms),      double(t.proxy_pairs),
-                      double(t.edge_terms),      double(t.edge_proxy_pairs),   double(t.edge_direct_pairs),
-                      double(t.cc_terms),        double(t.cc_pairs),           double(t.down_pairs)};
+    double sums[10] = {double(t.direct_pairs), double(t.cluster_terms),    double(t.proxy_pairs),
+                       double(t.edge_terms),   double(t.edge_proxy_pairs), double(t.edge_direct_pairs),
+                       double(t.cc_terms),     double(t.cc_pairs),         double(t.down_pairs),
+                       double(t.down_merged)};
     double let_max = double(t.let_bytes);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, c);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 10, MPI_DOUBLE, MPI_SUM, c);
     MPI_Allreduce(MPI_IN_PLACE, &let_max, 1, MPI_DOUBLE, MPI_MAX, c);
     perf["br_tree"] = {{"calls", t.calls},
                        {"direct_pairs_per_call", sums[0] / calls},
@@ -392,6 +393,7 @@ json results_document(Simulation& sim, const RunOutcome& outcome, const std::vec
                        {"cluster_cluster_terms_per_call", sums[6] / calls},
                        {"cluster_cluster_pairs_per_call", sums[7] / calls},
                        {"down_pairs_per_call", sums[8] / calls},
+                       {"down_merged_grids_per_call", sums[9] / calls},
                        {"let_bytes_per_call_max_rank", let_max / calls}};
   }
   if (!sim.br_check_series().empty()) doc["br_check"] = br_check_json(sim.br_check_series());
