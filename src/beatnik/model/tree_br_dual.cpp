@@ -732,8 +732,8 @@ void TreeBRSolver::down_device(const std::vector<long>& batch) {
   // The merged grids: their places, nodes and weights after the own grids'.
   TreeSumsDevice::DownMerges mg;
   mg.first = static_cast<int>(dev_grids_.size());
-  std::vector<TreeSumsDevice::DownGrid> grids = std::move(dev_grids_);  // (cleared by the next call's begin)
-  std::vector<double> sw = std::move(dev_sw_);
+  std::vector<TreeSumsDevice::DownGrid>& grids = dev_grids_;  // (swapped out below, cleared by the next call's begin)
+  std::vector<double>& sw = dev_sw_;
   const int nm = static_cast<int>(plan.cluster.size());
   for (int i = 0; i < nm; ++i) {
     const std::array<int, 3>& d = plan.dg[i];
@@ -760,8 +760,7 @@ void TreeBRSolver::down_device(const std::vector<long>& batch) {
   mg.src = std::move(plan.src);
   mg.order = std::move(plan.order);
   mg.level_start = std::move(plan.level_start);
-  device_->queue_down(batch, std::move(plan.chain_start), std::move(plan.chain), std::move(grids), std::move(sw),
-                      std::move(mg));
+  device_->queue_down(batch, std::move(plan.chain_start), std::move(plan.chain), dev_grids_, dev_sw_, std::move(mg));
 }
 
 }  // namespace beatnik::model

@@ -962,7 +962,7 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
 }
 
 void TreeSumsDevice::queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain,
-                                std::vector<DownGrid> grids, std::vector<double> sw, DownMerges merges) {
+                                std::vector<DownGrid>& grids, std::vector<double>& sw, DownMerges merges) {
   if (merges.max_side > kMergeMaxSide) throw Error("tree device sums: a merged grid above the largest side degree");
   h_merges_ = std::move(merges);
   // Kept on the host until finish() (an upload now, on the default stream, would wait for the
@@ -971,8 +971,8 @@ void TreeSumsDevice::queue_down(std::vector<long> batch, std::vector<int> start,
   h_batch_ = std::move(batch);
   h_start_ = std::move(start);
   h_chain_ = std::move(chain);
-  h_grids_ = std::move(grids);
-  h_sw_ = std::move(sw);
+  h_grids_.swap(grids);  // the caller gets the last call's storage back (no reallocation)
+  h_sw_.swap(sw);
 }
 
 #if defined(BEATNIK_DEVICE_COMPILE)

@@ -92,8 +92,10 @@ class TreeSumsDevice {
     std::vector<int> order, level_start{0};   // by level: a merged source is in an earlier level
     int max_side = 0;                         // the largest side degree of these grids and sources
   };
-  void queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain, std::vector<DownGrid> grids,
-                  std::vector<double> sw, DownMerges merges);
+  // grids and sw are swapped with the last call's (their storage reused; their contents then
+  // stale).
+  void queue_down(std::vector<long> batch, std::vector<int> start, std::vector<int> chain,
+                  std::vector<DownGrid>& grids, std::vector<double>& sw, DownMerges merges);
   // The largest side degree a merged grid (or its source) may have: its block's shared memory.
   static constexpr int kMergeMaxSide = 16;
   // Waits for every launch; velocities into acc_near and acc_far (host, [ux|uy|uz], n each,
