@@ -8,12 +8,6 @@
 
 namespace beatnik::model::tree {
 
-long DownPlan::merged_points() const {
-  long m = 0;
-  for (const auto& d : dg) m += long(d[0] + 1) * (d[1] + 1) * (d[2] + 1);
-  return m;
-}
-
 namespace {
 
 struct Walk {

@@ -30,7 +30,6 @@ struct DownPlan {
   std::vector<int> src_start{0}, src;      // merged grid i's sources: src[src_start[i] .. src_start[i + 1])
   std::vector<int> order, level_start{0};  // merged grids by level: order[level_start[l] ..]
   std::vector<int> chain_start{0}, chain;  // batch b's grids: chain[chain_start[b] ..]
-  long merged_points() const;              // Σ of the merged grids' points
 };
 
 // clusters: the target tree (root 0; binary); first/count: cluster c's own grids are
