@@ -17,22 +17,12 @@
 #include "beatnik/model/tree_down.hpp"
 #include "beatnik/model/tree_interp.hpp"
 #include "beatnik/search/cluster_tree.hpp"
+#include "unit/tree_product_basis.hpp"
 #include "unit/tree_test_points.hpp"
 
 using namespace beatnik;
 
 namespace {
-
-double node(double lo, double hi, int n, int i) {
-  return n == 0 ? 0.5 * (lo + hi) : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * i / n);
-}
-
-double basis(double x, int n, double lo, double hi, int j) {
-  double v = 1.0;
-  for (int i = 0; i <= n; ++i)
-    if (i != j) v *= (x - node(lo, hi, n, i)) / (node(lo, hi, n, j) - node(lo, hi, n, i));
-  return v;
-}
 
 // A grid: its cluster's box, side degrees and values at its points ((i·n1 + j)·n2 + e).
 struct Grid {
@@ -47,8 +37,9 @@ double eval(const Grid& g, const double* p) {
   for (int i = 0; i <= g.dg[0]; ++i)
     for (int j = 0; j <= g.dg[1]; ++j)
       for (int e = 0; e <= g.dg[2]; ++e)
-        s += basis(p[0], g.dg[0], g.box->lo[0], g.box->hi[0], i) * basis(p[1], g.dg[1], g.box->lo[1], g.box->hi[1], j) *
-             basis(p[2], g.dg[2], g.box->lo[2], g.box->hi[2], e) * g.v[(i * n1 + j) * n2 + e];
+        s += test::product_basis(p[0], g.dg[0], g.box->lo[0], g.box->hi[0], i) *
+             test::product_basis(p[1], g.dg[1], g.box->lo[1], g.box->hi[1], j) *
+             test::product_basis(p[2], g.dg[2], g.box->lo[2], g.box->hi[2], e) * g.v[(i * n1 + j) * n2 + e];
   return s;
 }
 
@@ -122,9 +113,9 @@ std::vector<double> planned(const Case& c, const model::tree::DownPlan& plan) {
       for (int i = 0; i <= A.dg[0]; ++i)
         for (int j = 0; j <= A.dg[1]; ++j)
           for (int e = 0; e <= A.dg[2]; ++e) {
-            const double p[3] = {node(A.box->lo[0], A.box->hi[0], A.dg[0], i),
-                                 node(A.box->lo[1], A.box->hi[1], A.dg[1], j),
-                                 node(A.box->lo[2], A.box->hi[2], A.dg[2], e)};
+            const double p[3] = {test::cheb_node(A.box->lo[0], A.box->hi[0], A.dg[0], i),
+                                 test::cheb_node(A.box->lo[1], A.box->hi[1], A.dg[1], j),
+                                 test::cheb_node(A.box->lo[2], A.box->hi[2], A.dg[2], e)};
             A.v[(i * n1 + j) * n2 + e] += eval(all[plan.src[q]], p);
           }
     }

@@ -18,6 +18,7 @@
 #include "beatnik/model/tree_upward.hpp"
 #include "beatnik/search/cluster_tree.hpp"
 #include "support/test_support.hpp"
+#include "unit/tree_product_basis.hpp"
 #include "unit/tree_test_points.hpp"
 
 using namespace beatnik;
@@ -29,15 +30,6 @@ const exec::Space kSpace = exec::Space::Device;
 #else
 const exec::Space kSpace = exec::Space::Host;
 #endif
-
-double basis(double x, int n, double lo, double hi, int j) {
-  if (n == 0) return 1.0;
-  auto node = [&](int i) { return 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * i / n); };
-  double v = 1.0;
-  for (int i = 0; i <= n; ++i)
-    if (i != j) v *= (x - node(i)) / (node(j) - node(i));
-  return v;
-}
 
 // Which clusters have grids (those with more points than proxies), their degrees (set by
 // degrees_of(c, dg), which returns the grid's size) and where their proxies go.
@@ -73,13 +65,14 @@ std::pair<double, double> product_form_error(const std::vector<search::Cluster>&
       for (int d = 0; d < 3; ++d) {  // the proxy's point
         const double lo = cl[c].lo[d], hi = cl[c].hi[d];
         const int nd = deg[3 * c + d];
-        const double want = nd == 0 ? 0.5 * (lo + hi) : 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * ab[d] / nd);
+        const double want = test::cheb_node(lo, hi, nd, ab[d]);
         EXPECT_NEAR(o[d * m + idx], want, 1e-14 * (1 + std::abs(want)));
       }
       double want[3] = {0, 0, 0};
       for (long k = cl[c].begin; k < cl[c].end; ++k) {
         double f = 1.0;
-        for (int d = 0; d < 3; ++d) f *= basis(sorted[d * n + k], deg[3 * c + d], cl[c].lo[d], cl[c].hi[d], ab[d]);
+        for (int d = 0; d < 3; ++d)
+          f *= test::product_basis(sorted[d * n + k], deg[3 * c + d], cl[c].lo[d], cl[c].hi[d], ab[d]);
         for (int r = 0; r < 3; ++r) want[r] += f * sorted[(3 + r) * n + k];
       }
       for (int r = 0; r < 3; ++r) {

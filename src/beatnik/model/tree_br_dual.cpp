@@ -647,6 +647,23 @@ void TreeBRSolver::dual_internal(int b, std::vector<int>& out) const {
   for (int k : B.child) dual_internal(k, out);
 }
 
+namespace {
+
+// A device grid's Chebyshev nodes and weights (TreeSumsDevice::DownGrid::sw's layout): their
+// count, and the values on C's box for side degrees dg written to o.
+long grid_nodes_size(const int* dg) { return 2L * (dg[0] + dg[1] + dg[2] + 3); }
+void grid_nodes(const search::Cluster& C, const int* dg, double* o) {
+  constexpr int K = kTreeMaxDegree + 1;
+  for (int k = 0; k < 3; ++k) {
+    double s[K], w[K];
+    tree::chebyshev(C.lo[k], C.hi[k], dg[k], s, w);
+    o = std::copy_n(s, dg[k] + 1, o);
+    o = std::copy_n(w, dg[k] + 1, o);
+  }
+}
+
+}  // namespace
+
 // The grids of `clusters` (each cluster's by falling degree, as cc_sums) and their terms' ranges,
 // queued on the device (TreeSumsDevice::launch_grids): C's sources from the near pool, proxies
 // and lower-degree sets from the far pool. Each grid's points, nodes and weights are the host's
@@ -689,22 +706,15 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   for (int i = 0; i < ng; ++i) {
     const TargetGrid& g = grids[i];
     if (dev_gcount_[g.cluster]++ == 0) dev_gfirst_[g.cluster] = static_cast<int>(g0 + i);
-    sw[i + 1] = sw[i] + 2L * (g.dg[0] + g.dg[1] + g.dg[2] + 3);
+    sw[i + 1] = sw[i] + grid_nodes_size(g.dg);
   }
   dev_grids_.resize(g0 + ng);
   dev_sw_.resize(sw[ng]);
-  constexpr int K = kTreeMaxDegree + 1;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < ng; ++i) {
     const TargetGrid& g = grids[i];
     dev_grids_[g0 + i] = {at + g.start, static_cast<int>(M), g.m, {g.dg[0], g.dg[1], g.dg[2]}, sw[i], 0};
-    double* o = &dev_sw_[sw[i]];
-    for (int k = 0; k < 3; ++k) {
-      double s[K], w[K];
-      tree::chebyshev(cl[g.cluster].lo[k], cl[g.cluster].hi[k], g.dg[k], s, w);
-      o = std::copy_n(s, g.dg[k] + 1, o);
-      o = std::copy_n(w, g.dg[k] + 1, o);
-    }
+    grid_nodes(cl[g.cluster], g.dg, &dev_sw_[sw[i]]);
   }
 }
 
@@ -732,34 +742,26 @@ void TreeBRSolver::down_device(const std::vector<long>& batch) {
   // The merged grids: their places, nodes and weights after the own grids'.
   TreeSumsDevice::DownMerges mg;
   mg.first = static_cast<int>(dev_grids_.size());
-  std::vector<TreeSumsDevice::DownGrid>& grids = dev_grids_;  // (swapped out below, cleared by the next call's begin)
-  std::vector<double>& sw = dev_sw_;
   const int nm = static_cast<int>(plan.cluster.size());
   for (int i = 0; i < nm; ++i) {
     const std::array<int, 3>& d = plan.dg[i];
     const int m = (d[0] + 1) * (d[1] + 1) * (d[2] + 1);
-    grids.push_back({mg.points, 0, m, {d[0], d[1], d[2]}, static_cast<long>(sw.size()), 1});
+    dev_grids_.push_back({mg.points, 0, m, {d[0], d[1], d[2]}, static_cast<long>(dev_sw_.size()), 1});
     mg.points += m;
-    sw.resize(sw.size() + 2 * (d[0] + d[1] + d[2] + 3));
+    dev_sw_.resize(dev_sw_.size() + grid_nodes_size(d.data()));
     mg.max_side = std::max({mg.max_side, d[0], d[1], d[2]});
   }
-  constexpr int K = kTreeMaxDegree + 1;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < nm; ++i) {
-    TreeSumsDevice::DownGrid& G = grids[mg.first + i];
+    TreeSumsDevice::DownGrid& G = dev_grids_[mg.first + i];
     G.stride = static_cast<int>(mg.points);
-    double* o = &sw[G.sw];
-    for (int k = 0; k < 3; ++k) {
-      double s[K], w[K];
-      tree::chebyshev(cl[plan.cluster[i]].lo[k], cl[plan.cluster[i]].hi[k], G.dg[k], s, w);
-      o = std::copy_n(s, G.dg[k] + 1, o);
-      o = std::copy_n(w, G.dg[k] + 1, o);
-    }
+    grid_nodes(cl[plan.cluster[i]], G.dg, &dev_sw_[G.sw]);
   }
   mg.src_start = std::move(plan.src_start);
   mg.src = std::move(plan.src);
   mg.order = std::move(plan.order);
   mg.level_start = std::move(plan.level_start);
+  // dev_grids_ and dev_sw_ come back with the last call's storage (cleared by the next call's begin).
   device_->queue_down(batch, std::move(plan.chain_start), std::move(plan.chain), dev_grids_, dev_sw_, std::move(mg));
 }
 
