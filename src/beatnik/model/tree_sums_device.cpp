@@ -29,7 +29,7 @@ namespace {
 
 #if defined(BEATNIK_DEVICE_COMPILE)
 constexpr int kWarps = 4;    // warps per thread block
-constexpr int kStreams = 4;  // launches in flight at once
+constexpr int kStreams = 4;  // launches in flight at once (BEATNIK_TREE_SUMS_STREAMS: another count)
 
 struct Args {
   const double* tgt;
@@ -980,13 +980,14 @@ void TreeSumsDevice::queue_down(std::vector<long> batch, std::vector<int> start,
 // fill the GPU while the previous one's last batches finish. The streams are blocking ones:
 // ordered after the synchronous uploads and memsets of begin() on the default stream.
 void* TreeSumsDevice::next_stream() {
+  static const int count = int(env::integer("BEATNIK_TREE_SUMS_STREAMS", 1, 64).value_or(kStreams));
   if (streams_.empty())
-    for (int k = 0; k < kStreams; ++k) {
+    for (int k = 0; k < count; ++k) {
       cudaStream_t st;
       cudaStreamCreate(&st);
       streams_.push_back(st);
     }
-  return streams_[launches_ % kStreams];
+  return streams_[launches_ % streams_.size()];
 }
 
 // The downward pass on the default stream (after the sums and the edge terms' addition).
