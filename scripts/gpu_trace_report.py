@@ -2,8 +2,9 @@
 """GPU timeline of a traced run (scripts/gpu-trace.sh, scripts/cupti_trace.cpp): the records split
 into BR calls at the ends of a marker kernel (default: the tree solver's downward pass, one per
 call with the dual traversal), and for the last calls the span, the time some kernel ran (the busy
-union), the mean number of kernels in flight, the idle gaps, each kernel's time and a coarse
-timeline (per bin: the busy share and the kernels that filled it most).
+union), the mean number of kernels in flight, the idle gaps, the host's long CUDA runtime calls
+(where it waited for the device), each kernel's time and a coarse timeline (per bin: the busy
+share and the kernels that filled it most).
 Usage: scripts/gpu_trace_report.py TRACE.csv [--marker NAME] [--calls K] [--bins B] [--gap MS]"""
 import argparse
 import collections
@@ -15,7 +16,8 @@ import sys
 
 
 def read(path):
-    """(start, end, stream, kind, name) per record, by start; kind 0 a kernel, 1 a copy."""
+    """(start, end, stream, kind, name) per record, by start; kind 0 a kernel, 1 a copy, 2 a host
+    runtime call (stream: its thread)."""
     rows = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -108,6 +110,7 @@ def main(argv):
     p.add_argument("--calls", type=int, default=1, help="the last K calls (default 1)")
     p.add_argument("--bins", type=int, default=20)
     p.add_argument("--gap", type=float, default=0.3, help="idle gaps listed from this many ms")
+    p.add_argument("--api", type=float, default=0.3, help="host runtime calls listed from this many ms")
     a = p.parse_args(argv)
     try:
         rows = read(a.trace)
@@ -126,6 +129,10 @@ def main(argv):
               f"{r['copies']} copies ({r['copy_time'] * ms:.1f} ms)")
         gaps = [(round(g * ms, 1), round(length * ms, 1)) for g, length in r["gaps"] if length * ms >= a.gap]
         print(f"  idle from ms (for ms): {gaps}")
+        lo, hi = windows[ci]
+        waits = [(round((st - lo) * ms, 1), round((en - st) * ms, 1), n) for st, en, t, k, n in rows
+                 if k == 2 and lo <= st < hi and (en - st) * ms >= a.api]
+        print(f"  host runtime calls from ms (for ms): {waits}")
         merged = collections.Counter()
         counts = collections.Counter()
         for n, v in r["kernels"].items():

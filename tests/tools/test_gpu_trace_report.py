@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scripts/gpu_trace_report.py on a made-up trace whose figures are worked out here by hand: two
-calls between three marker kernels, kernels that overlap and leave known gaps, a copy; the
-report's busy time, gaps, mean kernels in flight, per-kernel totals and timeline bins against
-those numbers, its printed page, and a clear error (exit 1) for a trace without two markers."""
+calls between three marker kernels, kernels that overlap and leave known gaps, a copy, two host
+runtime calls (one long enough to be listed, one not); the report's busy time, gaps, mean kernels
+in flight, per-kernel totals and timeline bins against those numbers, its printed page, and a
+clear error (exit 1) for a trace without two markers."""
 import os
 import subprocess
 import sys
@@ -25,6 +26,8 @@ records = [
     (0, 11, 15, 1, "kernel_A"),
     (0, 13, 17, 2, "kernel_B"),
     (1, 17, 18, 3, "copy1:4096"),
+    (2, 16, 19, 4242, "cudaStreamSynchronize"),  # the host waits 3 ms from 6 ms into call 1
+    (2, 21, 21, 4242, "cudaMemcpyAsync"),  # too short to be listed
     (0, 20, 24, 1, "kernel_A"),
     (0, 26, 30, 7, "down_marker"),
     (0, 31, 35, 1, "kernel_B"),
@@ -61,7 +64,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("report runs", out.returncode == 0, out.stderr)
     check("report page", "2 calls between 'down_marker' ends" in out.stdout and
           "call 1: span 20.0 ms, kernels running 14.0 ms (70 %)" in out.stdout and
-          "idle from ms (for ms): [(7.0, 3.0), (14.0, 2.0)]" in out.stdout, out.stdout)
+          "idle from ms (for ms): [(7.0, 3.0), (14.0, 2.0)]" in out.stdout and
+          "host runtime calls from ms (for ms): [(6.0, 3.0, 'cudaStreamSynchronize')]" in out.stdout, out.stdout)
     bad = subprocess.run([sys.executable, SCRIPT, path, "--marker", "nowhere"], capture_output=True, text=True)
     check("no markers: exit 1 with a message", bad.returncode == 1 and "fewer than two 'nowhere'" in bad.stderr,
           f"{bad.returncode} {bad.stderr}")
