@@ -15,6 +15,11 @@
 #   scripts/gpu-tree-bench.sh single BUILD_DIR OUT_DIR   one GPU: 1024^2 periodic tree against the
 #       exact solver, and 2048^2; the paper's single-mode case (512^2 free sech2) tree at TOL 1e-6 against the
 #       cutoff solver at c = 0.5, each with its error measured by --br-check 64
+#   scripts/gpu-tree-bench.sh ab BUILD_DIR OUT_DIR VAR=V1,V2[,...] [ROUNDS]   one GPU: an A/B of an
+#       environment knob (docs/tree.md "Environment knobs") on the 1024^2 and 2048^2 periodic cases,
+#       the values interleaved within each of ROUNDS rounds (default 2), so that the machine's drift
+#       falls on every value alike; each row names its value and gives sum|w| (a knob that keeps the
+#       bits keeps it too)
 # One warm-up step, then the measured steps (3 BR calls each). Results files land in OUT_DIR; one
 # table row per run goes to stdout.
 set -uo pipefail
@@ -110,8 +115,28 @@ case $mode in
     run tree_sech512 1 "${sech512[@]}" -S tree --br-tolerance 1e-6 -t 3 --warmup 1 --br-check 64
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
+  ab)
+    spec=${4:-}
+    var=${spec%%=*} values=${spec#*=}
+    rounds=${5:-2}
+    if [[ ! "$var" =~ ^BEATNIK_[A-Z0-9_]+$ ]] || [ "$values" = "$spec" ] || [ -z "$values" ] ||
+       [[ ! "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+      echo "usage: $0 ab BUILD_DIR OUT_DIR BEATNIK_VAR=V1,V2[,...] [ROUNDS]" >&2
+      exit 2
+    fi
+    IFS=, read -r -a vals <<<"$values"
+    for r in $(seq 1 "$rounds"); do
+      for n in 1024 2048; do
+        steps=3; [ "$n" -ge 2048 ] && steps=2
+        for v in "${vals[@]}"; do
+          (export "$var=$v"; run "ab_n${n}_${var}_${v}_r$r" 1 -O high -n "$n" -b periodic -I cos -S tree \
+            --br-tolerance 1e-6 -t "$steps" --warmup 1)
+        done
+      done
+    done
+    ;;
   *)
-    echo "usage: $0 weak|let|migrate|single|sizes BUILD_DIR OUT_DIR [GPUS]" >&2
+    echo "usage: $0 weak|let|migrate|single|sizes|ab BUILD_DIR OUT_DIR [GPUS | BEATNIK_VAR=V1,V2 [ROUNDS]]" >&2
     exit 2
     ;;
 esac
