@@ -5,7 +5,7 @@ call with the dual traversal), and for the last calls the span, the time some ke
 union), the mean number of kernels in flight, the idle gaps, the host's long CUDA runtime calls
 (where it waited for the device), each kernel's time and a coarse timeline (per bin: the busy
 share and the kernels that filled it most).
-Usage: scripts/gpu_trace_report.py TRACE.csv [--marker NAME] [--calls K] [--bins B] [--gap MS]"""
+Usage: scripts/gpu_trace_report.py TRACE.csv [--marker NAME] [--calls K] [--bins B] [--gap MS] [--api MS]"""
 import argparse
 import collections
 import re
