@@ -300,7 +300,8 @@ class TreeBRSolver : public BRSolver {
     bool full;
   };
   void dual_lists(bool collect = false);
-  void dual_node(int b, const std::vector<Pending>& in, int depth);
+  void dual_node(int b, const std::vector<Pending>& in);
+  static constexpr long kTaskLeaves = 8;  // dual_node: the smallest subtree (in leaves) made a task of its own
   void dual_leaf(int b, const std::vector<Pending>& in, bool fast);
   struct DualTarget;  // what examine reads of a target cluster, computed once per cluster
   DualTarget dual_target(int b) const;
