@@ -185,6 +185,45 @@ if p is not None:
           and "reference or fast" in errors[0], p.stderr[-400:])
     check("bad environment knob no results", not os.path.exists(results), str(os.listdir(tmp)))
 
+# BEATNIK_HOST_KERNEL picks the host pair kernels' SIMD path (docs/tree.md "Environment knobs"):
+# another value is refused like a bad option; a path this CPU lacks is refused with its name;
+# each path it has runs, says so in the results, and reaches the default path's surface to
+# round-off (the paths differ in how they form d^(-3/2)).
+flags = open("/proc/cpuinfo").read().split() if os.path.exists("/proc/cpuinfo") else []
+kernel_runs = {}
+for value in ["avx3", "portable", "avx2", "avx512", ""]:
+    env = dict(os.environ, BEATNIK_HOST_KERNEL=value)
+    p = run_beatnik(args.mpiexec, args.beatnik, ["-O", "high", "-S", "tree", "-n", "24", "-t", "1", "--tree-leaf", "16",
+                                                 "--results", results], 2, 60, env=env)
+    name = f"BEATNIK_HOST_KERNEL={value!r}"
+    check(name + " exits", p is not None, "hung (no exit within 60 s)")
+    if p is None:
+        continue
+    errors = [l for l in p.stderr.splitlines() if l.startswith("beatnik: error:")]
+    lacks = {"avx2": not ("avx2" in flags and "fma" in flags), "avx512": "avx512f" not in flags}.get(value, False)
+    if value == "avx3" or lacks:
+        expect = "avx512, avx2 or portable is expected" if value == "avx3" else "this CPU lacks"
+        check(name + " refused: exit 2", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr[-400:]!r}")
+        check(name + " refused: one message", len(errors) == 1 and "BEATNIK_HOST_KERNEL" in errors[0]
+              and expect in errors[0], p.stderr[-400:])
+        check(name + " refused: no results", not os.path.exists(results), str(os.listdir(tmp)))
+    else:
+        check(name + " runs", p.returncode == 0, p.stderr[-400:])
+        if p.returncode == 0:
+            doc = json.load(open(results))
+            kernel_runs[value] = (doc["config"]["br"]["host_kernel"], doc["checksums"]["sum_abs_w"])
+    for f in os.listdir(tmp):
+        os.remove(os.path.join(tmp, f))
+names = {"portable": "portable-simd", "avx2": "avx2-fma", "avx512": "avx512"}
+for value, (kernel, _) in kernel_runs.items():
+    if value:
+        check(f"BEATNIK_HOST_KERNEL={value} reported", kernel == names[value], kernel)
+if "" in kernel_runs:
+    ref = kernel_runs[""][1]
+    for value, (kernel, w) in kernel_runs.items():
+        check(f"BEATNIK_HOST_KERNEL={value or 'unset'} ({kernel}) reaches the default's surface",
+              abs(w - ref) <= 1e-11 * abs(ref), f"sum|w| {w!r} against {ref!r}")
+
 # A file that cannot be written is never reported as written: exit 5, the file and the system's
 # reason named once, on every rank count (the device /dev/full refuses every write).
 if os.path.exists("/dev/full"):

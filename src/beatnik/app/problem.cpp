@@ -14,6 +14,7 @@
 #include "beatnik/comm/migrate/registry.hpp"
 #include "beatnik/comm/ring/registry.hpp"
 #include "beatnik/exec/memory.hpp"
+#include "beatnik/model/br_host_kernel.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::app {
@@ -422,6 +423,7 @@ RunConfig make_run_config(const Options& o, int ranks) {
   configure_skeleton(o, c);
   require(!(c.skeleton && c.space == exec::Space::Device && !c.gpu_event_timers),
           "--skeleton measures its stand-ins with the device timers: it cannot run with --gpu-timers host");
+  model::br_host_kernel_default();  // BEATNIK_HOST_KERNEL checked before any step (throws on a bad one)
   return c;
 }
 

@@ -9,9 +9,11 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/model/br_block_host_tiles.hpp"
 #include "beatnik/model/br_avx512_math.hpp"
@@ -176,9 +178,30 @@ std::vector<BRHostKernel> br_host_kernels_supported() {
 }
 
 BRHostKernel br_host_kernel_default() {
-  static const BRHostKernel k = br_host_kernel_supported(BRHostKernel::Avx512) ? BRHostKernel::Avx512
-                                : br_host_kernel_supported(BRHostKernel::Avx2) ? BRHostKernel::Avx2
-                                                                                : BRHostKernel::Portable;
+  static const BRHostKernel k = [] {
+    const BRHostKernel best = br_host_kernel_supported(BRHostKernel::Avx512) ? BRHostKernel::Avx512
+                              : br_host_kernel_supported(BRHostKernel::Avx2) ? BRHostKernel::Avx2
+                                                                              : BRHostKernel::Portable;
+    // BEATNIK_HOST_KERNEL: another supported path, for A/B measurements (an AVX2 host's kernels
+    // timed on an AVX-512 one).
+    const std::optional<std::string> asked = env::choice("BEATNIK_HOST_KERNEL", {"avx512", "avx2", "portable"});
+    if (!asked) return best;
+    const BRHostKernel a = *asked == "avx512" ? BRHostKernel::Avx512
+                           : *asked == "avx2" ? BRHostKernel::Avx2
+                                              : BRHostKernel::Portable;
+    if (!br_host_kernel_supported(a))
+      throw NotAvailable("BEATNIK_HOST_KERNEL=" + *asked + ": this CPU lacks " +
+                         (a == BRHostKernel::Avx512 ? "AVX-512F" : "AVX2 and FMA"));
+    return a;
+  }();
+  return k;
+}
+
+BRHostKernel br_block_kernel_default() {
+  static const BRHostKernel k = [] {
+    if (env::choice("BEATNIK_HOST_KERNEL", {"avx512", "avx2", "portable"})) return br_host_kernel_default();
+    return br_host_kernel_supported(BRHostKernel::Avx2) ? BRHostKernel::Avx2 : BRHostKernel::Portable;
+  }();
   return k;
 }
 
@@ -191,7 +214,7 @@ void br_tile_host(double tx, double ty, double tz, const double* xs, const doubl
   tile(s, tx, ty, tz, k0, k1, u);
 }
 
-void br_block_host(const BRBlockArgs& a) { br_block_host(a, br_host_kernel_default()); }
+void br_block_host(const BRBlockArgs& a) { br_block_host(a, br_block_kernel_default()); }
 
 void br_block_host(const BRBlockArgs& a, BRHostKernel kernel) {
   if (!br_host_kernel_supported(kernel))
