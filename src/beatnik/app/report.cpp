@@ -163,8 +163,7 @@ json config_json(const Simulation& sim) {
                {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
                                              : std::string("uniform (periodic) / trapezoid (free)")}};
     if (!b.cutoff_solver && c.space == exec::Space::Host)
-      j["br"]["host_kernel"] = model::to_string(b.tree_solver ? model::br_host_kernel_default()
-                                                               : model::br_block_kernel_default());
+      j["br"]["host_kernel"] = model::to_string(model::br_host_kernel_default());
     if (b.cutoff_solver)
       j["br"]["cutoff"] = {{"radius", b.cutoff},
                            {"neighbour_test", b.float32_test ? "float32 (reference)" : "double"},
@@ -482,7 +481,7 @@ void print_banner(const Simulation& sim) {
                  b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
                            : std::string("fixed 3x3 images"),
                  b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
-                 c.space == exec::Space::Host ? fmt::format(", host kernel {}", model::to_string(model::br_block_kernel_default()))
+                 c.space == exec::Space::Host ? fmt::format(", host kernel {}", model::to_string(model::br_host_kernel_default()))
                                               : std::string());
   }
   fmt::print("  initial     {} m = {:g} p = {:g}{}\n", model::to_string(c.initial.shape), c.initial.magnitude,

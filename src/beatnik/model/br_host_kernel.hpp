@@ -20,15 +20,10 @@ const char* to_string(BRHostKernel k);
 bool br_host_kernel_supported(BRHostKernel k);
 // Every kernel this CPU supports, the reference first.
 std::vector<BRHostKernel> br_host_kernels_supported();
-// The kernel the tree solver's pair loops use on this CPU: AVX-512 if present, else AVX2 + FMA,
-// else portable; BEATNIK_HOST_KERNEL=avx512|avx2|portable picks another this CPU supports
-// (NotAvailable if it lacks it; InputError for another value).
+// The kernel br_block_host(a) and the tree solver's pair loops use on this CPU: AVX-512 if
+// present, else AVX2 + FMA, else portable; BEATNIK_HOST_KERNEL=avx512|avx2|portable picks another
+// this CPU supports (NotAvailable if it lacks it; InputError for another value).
 BRHostKernel br_host_kernel_default();
-// The kernel br_block_host(a) (the exact solver, --br-check's exact sums) uses: AVX2 + FMA where
-// present — its images-innermost tile outruns the AVX-512 one, which recentres and reloads the
-// sources per image, on every CPU measured (docs/br.md) — else portable; BEATNIK_HOST_KERNEL as
-// above.
-BRHostKernel br_block_kernel_default();
 // br_block_host with the given kernel (throws NotAvailable if this CPU lacks it).
 void br_block_host(const BRBlockArgs& a, BRHostKernel k);
 
