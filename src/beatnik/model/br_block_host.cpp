@@ -63,13 +63,6 @@ __attribute__((optimize("no-tree-vectorize"))) void image_scalar(double tx, doub
   }
 }
 
-// One target against sources [k0, k1) and every image, with AVX-512 intrinsics, 8 sources per
-// step: as the AVX2 tile (br_block_host_avx2.cpp), the loads, the image centring and the parts of
-// r, |r|² + ε and q × r that do not depend on the image are formed once per step and the images
-// are the inner loops; 1/d^{3/2} from the 14-bit reciprocal square root estimate refined by two
-// Newton steps (error ~1e-16 relative, like sqrt + division). The tail is a masked step whose
-// idle lanes add nothing. (The images outermost, each recentring and reloading the sources,
-// this tile ran at 6.13e8 pair-images a CPU-second on a Xeon where the AVX2 tile ran at 8.15e8.)
 // image_centre(t − x, L, h) per lane: (r + ζL ≥ h ? L : 0) − (r + ζL < −h ? L : 0), exact comparisons.
 __attribute__((target("avx512f"), always_inline)) inline __m512d centre_avx512(__m512d t, __m512d x, __m512d z,
                                                                                __m512d h, __m512d nh, __m512d L) {
@@ -79,9 +72,30 @@ __attribute__((target("avx512f"), always_inline)) inline __m512d centre_avx512(_
   return _mm512_sub_pd(up, dn);
 }
 
+}  // namespace
+
+namespace detail {
+
+// The per-image loops over every image of the target (the images outermost).
+void br_tile_portable(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  for (int ia = 0; ia < s.cx; ++ia)
+    for (int ib = 0; ib < s.cy; ++ib) image_portable(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
+}
+void br_tile_scalar(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  for (int ia = 0; ia < s.cx; ++ia)
+    for (int ib = 0; ib < s.cy; ++ib) image_scalar(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
+}
+
+// One target against sources [k0, k1) and every image, with AVX-512 intrinsics, 8 sources per
+// step: as the AVX2 tile (br_block_host_avx2.cpp), the loads, the image centring and the parts of
+// r, |r|² + ε and q × r that do not depend on the image are formed once per step and the images
+// are the inner loops; 1/d^{3/2} from the 14-bit reciprocal square root estimate refined by two
+// Newton steps (error ~1e-16 relative, like sqrt + division). The tail is a masked step whose
+// idle lanes add nothing. (The images outermost, each recentring and reloading the sources,
+// this tile ran at 6.13e8 pair-images a CPU-second on a Xeon where the AVX2 tile ran at 8.15e8.)
 __attribute__((target("avx512f")))
-void tile_avx512(const detail::BRTileSources& s, double tx, double ty, double tz, long k0, long k1,
-                 double* __restrict u) {
+void br_tile_avx512(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1,
+                    double* __restrict u) {
   const double *__restrict xs = s.x, *__restrict ys = s.y, *__restrict zs = s.z;
   const double *__restrict qx = s.qx, *__restrict qy = s.qy, *__restrict qz = s.qz;
   const __m512d TX = _mm512_set1_pd(tx), TY = _mm512_set1_pd(ty), TZ = _mm512_set1_pd(tz);
@@ -121,23 +135,6 @@ void tile_avx512(const detail::BRTileSources& s, double tx, double ty, double tz
   u[0] += _mm512_reduce_add_pd(UX);
   u[1] += _mm512_reduce_add_pd(UY);
   u[2] += _mm512_reduce_add_pd(UZ);
-}
-
-}  // namespace
-
-namespace detail {
-
-// The per-image loops over every image of the target (the images outermost).
-void br_tile_portable(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
-  for (int ia = 0; ia < s.cx; ++ia)
-    for (int ib = 0; ib < s.cy; ++ib) image_portable(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
-}
-void br_tile_scalar(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
-  for (int ia = 0; ia < s.cx; ++ia)
-    for (int ib = 0; ib < s.cy; ++ib) image_scalar(tx, ty, tz, s, k0, k1, s.ox[ia], s.oy[ib], u);
-}
-void br_tile_avx512(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
-  tile_avx512(s, tx, ty, tz, k0, k1, u);
 }
 
 }  // namespace detail
