@@ -273,17 +273,21 @@ TEST(TreeBR, ErrorFallsWithTheDegreeAndRunsAreReproducible) {
 
 // Not a check: the measurement behind tree_parameters' table (docs/tree.md), run by hand with
 // --gtest_also_run_disabled_tests --gtest_filter=*ToleranceTable: the error and the cost (direct
-// + proxy pairs; at 48² they rank the choices poorly: docs/tree.md measures the cost at 256²).
+// + proxy pairs; at 48² they rank the choices poorly: docs/tree.md measures the cost at 256²),
+// for each traversal (each has its column in tree_parameters).
 TEST(TreeBR, DISABLED_ToleranceTable) {
   for (const auto& [o, steps] : tolerance_surfaces()) {
     SurfaceCase s(o, MPI_COMM_WORLD);
     from_run(s, o, steps);
-    for (double theta : {0.3, 0.4, 0.5, 0.6, 0.7})
-      for (int p : {2, 4, 6, 8, 10, 12, 14, 16}) {
-        long pairs = 0;
-        const double e = tree_error(s, theta, p, false, 32, mesh::SpatialPartition::Uniform, &pairs);
-        printf("%s theta %.2f p %d err %.3e pairs %ld\n", o.initial_condition.c_str(), theta, p, e, pairs);
-      }
+    for (bool dual : {false, true})
+      for (double theta : {0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7})
+        for (int p : {2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16}) {
+          long pairs = 0;
+          const double e = tree_error(s, theta, p, false, 32, mesh::SpatialPartition::Uniform, &pairs, dual);
+          if (test::world_rank() == 0)
+            printf("%s %s theta %.2f p %d err %.3e pairs %ld\n", o.initial_condition.c_str(),
+                   dual ? "dual" : "single", theta, p, e, pairs);
+        }
   }
 }
 

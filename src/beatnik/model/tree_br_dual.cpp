@@ -257,7 +257,7 @@ void TreeBRSolver::examine(DualTarget& t, const Pending& c, std::vector<Pending>
   const tree::Ball& bb = t.ball;
   // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
   // the direct pairs those of the single traversal).
-  const bool split_c = !C.leaf() && C.count() > t.count;
+  const bool split_c = !C.leaf() && S.particles(c.cluster) > t.count;
   // The larger of the two: C's children here, or C to B's children. Where C's children settle
   // nothing here (no cluster–cluster term below C), C goes down whole: a leaf of B may take it
   // in one term where its children would cost two (or their sources).
@@ -326,7 +326,7 @@ void TreeBRSolver::examine(DualTarget& t, const Pending& c, std::vector<Pending>
     }
     return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
   }
-  if (S.remote && t.box && tree::separated(*t.box, cb, c.mx, c.my, rules_))  // separated from B's target box
+  if (S.remote && C.leaf() && t.box && tree::separated(*t.box, cb, c.mx, c.my, rules_))  // sent whole for B's target box
     return down.push_back({c.tree, c.cluster, c.mx, c.my, true});  // B's leaves take it
   split(true);
 }
@@ -355,7 +355,7 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
       if (rules_.edge && axis >= 0 && S.full[cluster]) {
         const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
         const double th = rules_.theta / tree::kEdgeMargin;
-        if (r < th * dist || (S.remote && tree::separated(tg.t, c, mx, my, rules_, true))) {
+        if (r < th * dist || (S.remote && C.leaf() && tree::separated(tg.t, c, mx, my, rules_, true))) {
           const int low = low_at(low_[s], cluster, tree::kEdgeMargin * r / dist);
           if (low >= 0 || S.proxies_of(cluster)) {
             out.edge.push_back({s, cluster, mx, my, false, low, axis});
@@ -371,7 +371,7 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
   }
   // Every pair takes this image.
   const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
-  if (r < rules_.theta * dist || (S.remote && tree::separated(tg.t, c, mx, my, rules_))) {
+  if (r < rules_.theta * dist || (S.remote && C.leaf() && tree::separated(tg.t, c, mx, my, rules_))) {
     // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
     const int low = low_at(low_[s], cluster, r / dist);
     if (low >= 0 || S.proxies_of(cluster)) {
@@ -415,7 +415,7 @@ void TreeBRSolver::examine_reference(int b, const Pending& c, std::vector<Pendin
   const tree::Ball &bb = balls_[0][b], &cb = balls_[c.tree][c.cluster];
   // The larger is the one with more particles (against the larger box: 3 % fewer pairs at 256²,
   // the direct pairs those of the single traversal).
-  const bool split_c = !C.leaf() && C.count() > B.count();
+  const bool split_c = !C.leaf() && S.particles(c.cluster) > B.count();
   // The larger of the two: C's children here, or C to B's children. Where C's children settle
   // nothing here (no cluster–cluster term below C), C goes down whole: a leaf of B may take it
   // in one term where its children would cost two (or their sources).
@@ -444,7 +444,8 @@ void TreeBRSolver::examine_reference(int b, const Pending& c, std::vector<Pendin
     }
   }
   const bool sep_b = tree::separated(bb, cb, c.mx, c.my, rules_);
-  const bool sep_t = S.remote && box_of_[b] >= 0 && tree::separated(box_balls_[box_of_[b]], cb, c.mx, c.my, rules_);
+  const bool sep_t =
+      S.remote && C.leaf() && box_of_[b] >= 0 && tree::separated(box_balls_[box_of_[b]], cb, c.mx, c.my, rules_);
   // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
   // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
   int d = settings_.tree_degree, dg[3];

@@ -285,7 +285,7 @@ tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
   images.k = settings.images;
   images.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
-  return tree::make_rules(images, settings.tree_theta, edge);
+  return tree::make_rules(images, settings.tree_theta, edge, settings.tree_dual);
 }
 
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
@@ -744,7 +744,7 @@ bool TreeBRSolver::decide(const Target& tg, int s, int cluster, int mx, int my, 
   // the batch's target box T); with `edge`, the edge terms' stricter one.
   auto separated = [&](bool edge) {
     return tree::separated(tg.b, c, mx, my, rules_, edge) ||
-           (S.remote && tree::separated(tg.t, c, mx, my, rules_, edge));
+           (S.remote && (!rules_.dual || C.leaf()) && tree::separated(tg.t, c, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;

@@ -22,11 +22,12 @@ long before(const std::vector<std::pair<long, long>>& runs, const std::vector<lo
 
 }  // namespace
 
-Rules make_rules(const BRImages& images, double theta, bool edge) {
+Rules make_rules(const BRImages& images, double theta, bool edge, bool dual) {
   Rules r;
   r.images = images;
   r.theta = theta;
   r.edge = edge;
+  r.dual = dual;
   for (int d = 0; d < 2; ++d) {
     const int reach = images.period[d] > 0.0 ? images.k + (images.centred ? 1 : 0) : 0;
     r.lo[d] = -reach;
@@ -194,7 +195,7 @@ void write_let_nodes(const LetBlockPlan& p, const LetDecisions& d, const std::ve
     const long b = before(p.runs, pre, C.begin), e = before(p.runs, pre, C.end);
     const bool full = e - b == C.count();
     o[6] = full ? static_cast<double>(b) : -1.0;
-    o[7] = full ? static_cast<double>(e) : -1.0;
+    o[7] = full ? static_cast<double>(e) : -static_cast<double>(C.count());  // not full: −(its particles)
     o[8] = d.opened[c] ? index[C.child[0]] : -1.0;
     o[9] = d.opened[c] ? index[C.child[1]] : -1.0;
     o[10] = d.proxy[c] ? proxy_count[c] : 0.0;
@@ -309,6 +310,7 @@ void unpack_let(const double* b, long size, SourceTree& t, bool arrays) {
   t.full.resize(nn);
   t.proxy_start.assign(nn, -1);
   t.proxy_count.assign(nn, 0);
+  t.owned.assign(nn, 0);
   if (arrays) {
     t.proxies.assign(prox, prox + nprox);
     t.pts.assign(parts, parts + 6 * t.n);
@@ -327,6 +329,7 @@ void unpack_let(const double* b, long size, SourceTree& t, bool arrays) {
     t.full[c] = o[6] >= 0.0;
     C.begin = t.full[c] ? static_cast<long>(o[6]) : 0;
     C.end = t.full[c] ? static_cast<long>(o[7]) : 0;
+    t.owned[c] = t.full[c] ? C.count() : static_cast<long>(-o[7]);
     C.child[0] = static_cast<int>(o[8]);
     C.child[1] = static_cast<int>(o[9]);
     const int m = static_cast<int>(o[10]);

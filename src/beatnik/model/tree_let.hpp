@@ -35,7 +35,13 @@ struct SourceTree {
   std::vector<double> pts;  // sources [x|y|z|qx|qy|qz], n each
   long n = 0;
   bool remote = false;
+  // A LET part's clusters' particle counts in the owner's tree (C.count() is 0 where the
+  // sources did not travel); empty for a rank's own tree.
+  std::vector<long> owned;
   bool proxies_of(int c) const { return proxy_start[c] >= 0; }
+  // Cluster c's particles in its owner's tree: what the dual traversal weighs (the larger of
+  // two clusters is split).
+  long particles(int c) const { return owned.empty() ? clusters[c].count() : owned[c]; }
 };
 
 // The walk's parameters: the images, θ, and the image range a batch can take per dimension.
@@ -44,8 +50,12 @@ struct Rules {
   double theta = 0.0;
   int lo[2] = {0, 0}, hi[2] = {0, 0};
   bool edge = false;  // edge terms (tree_edge.hpp) for clusters cut by the window edge in one dimension
+  // The receivers walk the dual traversal (tree_br_dual.cpp): a LET part's cluster is taken whole
+  // for being separated from the target box T only where its owner did not open it; an opened
+  // one is walked as on one rank (docs/tree.md "The LET and the dual traversal").
+  bool dual = false;
 };
-Rules make_rules(const BRImages& images, double theta, bool edge = false);
+Rules make_rules(const BRImages& images, double theta, bool edge = false, bool dual = false);
 
 enum class Cover { None, Partial, Full };
 // The nearest image of separation x as an integer (−1, 0, 1) along dimension d.
@@ -118,6 +128,7 @@ inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx
                       bool edge = false) {
   return separated(ball(b), ball(c), mx, my, r, edge);
 }
+
 
 // Doubles in a box record: lo[3], hi[3], particle count.
 inline constexpr int kBoxWidth = 7;
