@@ -376,8 +376,23 @@ if p is not None and p.returncode == 0:
     check("tree config: the dual traversal by default", doc["config"]["br"]["tree"]["traversal"] == "dual",
           str(doc["config"]["br"]))
     check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
+    check("tree banner: the periodic images", "3x3 images centred on the nearest" in p.stdout, p.stdout[:900])
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
+
+# On a free surface no solver takes periodic images (their period is 0): the banner and the
+# results say so, for the exact and the tree solver alike.
+for solver in ["exact", "tree"]:
+    p = run(["-O", "high", "-S", solver, "-n", "16", "-t", "1", "-b", "free", "--results", results], ranks=1)
+    check(f"free {solver} run exit", p is not None and p.returncode == 0, "" if p is None else p.stderr[-400:])
+    if p is not None and p.returncode == 0:
+        banner = [line for line in p.stdout.splitlines() if line.strip().startswith("BR ")]
+        check(f"free {solver} banner: no periodic images", len(banner) == 1 and "no periodic images" in banner[0]
+              and "3x3" not in banner[0], str(banner))
+        images = json.load(open(results))["config"]["br"]["images"]
+        check(f"free {solver} results: no periodic images", images == "no periodic images (free)", images)
+    for f in os.listdir(tmp):
+        os.remove(os.path.join(tmp, f))
 
 # The tree solver on 2 ranks with each LET strategy: the LET's timer region and its bytes
 # (pattern "let", between ranks only), the config names the strategy, and all reach the same

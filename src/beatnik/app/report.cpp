@@ -95,6 +95,15 @@ void add_step_statistics(json& steps, const std::vector<double>& times,
   steps["outliers"] = out;
 }
 
+// The BR image rule as the banner and results name it: `centred` after "(2K+1)x(2K+1) " for the
+// consistent profile, `fixed` for the reference's block; none on a surface with no periodic
+// dimension, where the solvers take no images (tree_rules, the exact solver: period 0).
+std::string br_images_text(const RunConfig& c, const char* centred, const char* fixed) {
+  if (!c.geometry.periodic[0] && !c.geometry.periodic[1]) return "no periodic images (free)";
+  const auto& b = c.model.br;
+  return b.centred ? fmt::format("{0}x{0} {1}", 2 * b.images + 1, centred) : std::string(fixed);
+}
+
 // Whether the halo went as grouped NCCL send/receives: NCCL replaces every MPI strategy but
 // device-ipc, which moves its bytes itself.
 bool halo_over_nccl(const Simulation& sim, const RunConfig& c) {
@@ -158,8 +167,7 @@ json config_json(const Simulation& sim) {
   if (c.model.order != model::Order::Low) {
     const auto& b = c.model.br;
     j["br"] = {{"strategy", b.ring_strategy},
-               {"images", b.centred ? fmt::format("{0}x{0} centred on the nearest image", 2 * b.images + 1)
-                                    : std::string("fixed 3x3 block")},
+               {"images", br_images_text(c, "centred on the nearest image", "fixed 3x3 block")},
                {"weights", b.simpson_len > 0 ? fmt::format("Simpson-3/8, len {}", b.simpson_len)
                                              : std::string("uniform (periodic) / trapezoid (free)")}};
     if (!b.cutoff_solver && c.space == exec::Space::Host)
@@ -462,8 +470,7 @@ void print_banner(const Simulation& sim) {
       fmt::print("  BR          tree solver, theta = {:g}, degree {}, leaf {}, {}; {} spatial partition on {} x {}, "
                  "migration {}, LET {} over {}, {} traversal, edge terms {}\n",
                  b.tree_theta, b.tree_degree, b.tree_leaf,
-                 b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
-                           : std::string("fixed 3x3 images"),
+                 br_images_text(c, "images centred on the nearest", "fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
                  comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr),
                  b.tree_dual ? "dual" : "single", b.tree_edge ? "on" : "off");
@@ -478,8 +485,7 @@ void print_banner(const Simulation& sim) {
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy);
     else
       fmt::print("  BR          {} solver, ring {}, {}, {} weights{}\n", c.options.solver, b.ring_strategy,
-                 b.centred ? fmt::format("{0}x{0} images centred on the nearest", 2 * b.images + 1)
-                           : std::string("fixed 3x3 images"),
+                 br_images_text(c, "images centred on the nearest", "fixed 3x3 images"),
                  b.simpson_len > 0 ? "Simpson-3/8" : "uniform/trapezoid",
                  c.space == exec::Space::Host ? fmt::format(", host kernel {}", model::to_string(model::br_host_kernel_default()))
                                               : std::string());
