@@ -326,7 +326,7 @@ void TreeBRSolver::examine(DualTarget& t, const Pending& c, std::vector<Pending>
     }
     return down.push_back({c.tree, c.cluster, c.mx, c.my, true});
   }
-  if (S.remote && C.leaf() && t.box && tree::separated(*t.box, cb, c.mx, c.my, rules_))  // sent whole for B's target box
+  if (tree::box_rule(rules_, S.remote, C.leaf()) && t.box && tree::separated(*t.box, cb, c.mx, c.my, rules_))
     return down.push_back({c.tree, c.cluster, c.mx, c.my, true});  // B's leaves take it
   split(true);
 }
@@ -355,7 +355,8 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
       if (rules_.edge && axis >= 0 && S.full[cluster]) {
         const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
         const double th = rules_.theta / tree::kEdgeMargin;
-        if (r < th * dist || (S.remote && C.leaf() && tree::separated(tg.t, c, mx, my, rules_, true))) {
+        const bool box = tree::box_rule(rules_, S.remote, C.leaf());
+        if (r < th * dist || (box && tree::separated(tg.t, c, mx, my, rules_, true))) {
           const int low = low_at(low_[s], cluster, tree::kEdgeMargin * r / dist);
           if (low >= 0 || S.proxies_of(cluster)) {
             out.edge.push_back({s, cluster, mx, my, false, low, axis});
@@ -371,7 +372,8 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
   }
   // Every pair takes this image.
   const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
-  if (r < rules_.theta * dist || (S.remote && C.leaf() && tree::separated(tg.t, c, mx, my, rules_))) {
+  const bool box = tree::box_rule(rules_, S.remote, C.leaf());
+  if (r < rules_.theta * dist || (box && tree::separated(tg.t, c, mx, my, rules_))) {
     // The cheapest proxy set valid at this batch's ratio ρ: degree p (ρ < θ), or a lower degree.
     const int low = low_at(low_[s], cluster, r / dist);
     if (low >= 0 || S.proxies_of(cluster)) {
@@ -444,8 +446,8 @@ void TreeBRSolver::examine_reference(int b, const Pending& c, std::vector<Pendin
     }
   }
   const bool sep_b = tree::separated(bb, cb, c.mx, c.my, rules_);
-  const bool sep_t =
-      S.remote && C.leaf() && box_of_[b] >= 0 && tree::separated(box_balls_[box_of_[b]], cb, c.mx, c.my, rules_);
+  const bool sep_t = tree::box_rule(rules_, S.remote, C.leaf()) && box_of_[b] >= 0 &&
+                     tree::separated(box_balls_[box_of_[b]], cb, c.mx, c.my, rules_);
   // The target grid: the lowest degree d valid at kTargetMargin·ρ (the lower-degree sets' rule
   // ρ < θ^{p/d}, here on the target side; d = p up to ρ < θ); it pays when B has more targets.
   int d = settings_.tree_degree, dg[3];

@@ -746,7 +746,7 @@ bool TreeBRSolver::decide(const Target& tg, int s, int cluster, int mx, int my, 
   // the batch's target box T); with `edge`, the edge terms' stricter one.
   auto separated = [&](bool edge) {
     return tree::separated(tg.b, c, mx, my, rules_, edge) ||
-           (S.remote && (!rules_.dual || C.leaf()) && tree::separated(tg.t, c, mx, my, rules_, edge));
+           (tree::box_rule(rules_, S.remote, C.leaf()) && tree::separated(tg.t, c, mx, my, rules_, edge));
   };
   if (!full) {
     int cut = 0;

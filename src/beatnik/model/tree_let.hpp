@@ -50,10 +50,7 @@ struct Rules {
   double theta = 0.0;
   int lo[2] = {0, 0}, hi[2] = {0, 0};
   bool edge = false;  // edge terms (tree_edge.hpp) for clusters cut by the window edge in one dimension
-  // The receivers walk the dual traversal (tree_br_dual.cpp): a LET part's cluster is taken whole
-  // for being separated from the target box T only where its owner did not open it; an opened
-  // one is walked as on one rank (docs/tree.md "The LET and the dual traversal").
-  bool dual = false;
+  bool dual = false;  // the receivers walk the dual traversal (tree_br_dual.cpp; box_rule below)
 };
 Rules make_rules(const BRImages& images, double theta, bool edge = false, bool dual = false);
 
@@ -128,7 +125,13 @@ inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx
                       bool edge = false) {
   return separated(ball(b), ball(c), mx, my, r, edge);
 }
-
+// Whether a batch may take a cluster whole for being separated from its target box T (the
+// owner's test, which then did not open it): only for a LET part's cluster (`remote`); with the
+// dual traversal only where it has no children here (`unopened`), an opened one being walked as
+// on one rank (docs/tree.md "The LET and the dual traversal").
+BEATNIK_HOST_DEVICE inline bool box_rule(const Rules& r, bool remote, bool unopened) {
+  return remote && (!r.dual || unopened);
+}
 
 // Doubles in a box record: lo[3], hi[3], particle count.
 inline constexpr int kBoxWidth = 7;

@@ -64,7 +64,8 @@ BEATNIK_HOST_DEVICE inline bool walk_from(const ListsInput& in, int b, int s, in
     const Ball& c = S.balls[cluster];
     const bool leaf = C.child[0] < 0;
     auto separated_ = [&](bool edge) {
-      return separated(tg.b, c, mx, my, r, edge) || (S.remote && (!r.dual || leaf) && separated(tg.t, c, mx, my, r, edge));
+      return separated(tg.b, c, mx, my, r, edge) ||
+             (box_rule(r, S.remote, leaf) && separated(tg.t, c, mx, my, r, edge));
     };
     int kind = -1;  // a term of this kind, or (−1) none
     ListTerm e{s, cluster, mx, my, 0, -1, -1};
