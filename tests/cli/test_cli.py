@@ -93,6 +93,8 @@ bad_inputs = [
     (["-O", "high", "-S", "tree", "--tree-leaf", "0"], "--tree-leaf"),
     (["-O", "high", "-S", "tree", "--tree-traversal", "triple"], "--tree-traversal"),
     (["-O", "high", "-S", "tree", "--tree-edge-terms", "maybe"], "--tree-edge-terms"),
+    (["-O", "high", "-S", "tree", "--tree-edge-margin", "0.9"], "--tree-edge-margin"),
+    (["-O", "high", "-S", "tree", "--tree-edge-margin", "nan"], "--tree-edge-margin"),
     (["--br-tolerance", "0"], "--br-tolerance"),
     (["-O", "high", "--br-check", "-1"], "--br-check"),
     (["-O", "high", "--br-check", "100000000"], "--br-check"),
@@ -375,6 +377,9 @@ if p is not None and p.returncode == 0:
           doc["config"]["br"]["tree"]["tolerance"] == 1e-6, str(doc["config"]["br"]))
     check("tree config: the dual traversal by default", doc["config"]["br"]["tree"]["traversal"] == "dual",
           str(doc["config"]["br"]))
+    check("tree config: TOL 1e-6's edge margin", doc["config"]["br"]["tree"]["edge_margin"] == 1.1,
+          str(doc["config"]["br"]))
+    check("tree banner: the edge margin", "edge terms on (margin 1.1)" in p.stdout, p.stdout[:900])
     check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
     check("tree banner: the periodic images", "3x3 images centred on the nearest" in p.stdout, p.stdout[:900])
 for f in os.listdir(tmp):

@@ -62,6 +62,7 @@ OPTIONS = {
     "--tree-degree": (ints(0, 6), any_int), "--tree-leaf": (ints(1, 64), any_int),
     "--tree-traversal": (choice("auto", "single", "dual"), choice("triple", "")),
     "--tree-edge-terms": (choice("on", "off"), choice("maybe", "")),
+    "--tree-edge-margin": (choice("1", "1.1", "1.5"), any_real),
     "--br-check": (ints(0, 20), any_int), "-c": (real(0.05, 3.0), any_real),
     "-b": (choice("periodic", "free"), choice("x", "")),
     "-I": (choice("cos", "sech2", "random", "gaussian"), choice("square", "")),

@@ -132,9 +132,10 @@ namespace {
 // well separated: TOL 1e-9 sums every pair directly there).
 double tree_error(SurfaceCase& s, double theta, int degree, bool far = true, int leaf = 32,
                   mesh::SpatialPartition partition = mesh::SpatialPartition::Uniform, long* pairs = nullptr,
-                  bool dual = false) {
+                  bool dual = false, double edge_margin = model::tree::kEdgeMargin) {
   model::BRSettings b = s.c.model.br;
   b.tree_dual = dual;
+  b.tree_edge_margin = edge_margin;
   b.partition = partition;
   b.tree_theta = theta;
   b.tree_degree = degree;
@@ -205,7 +206,7 @@ TEST(TreeBR, MeasuredErrorWithinTheTolerance) {
       const bool far = tol >= 1e-3 || (tol >= 1e-6 && world_size() < 4);
       for (bool dual : {false, true}) {  // both traversals (--tree-traversal), each with its table
         const model::TreeParameters t = model::tree_parameters(tol, dual);
-        const double e = tree_error(s, t.theta, t.degree, far, 32, partition, nullptr, dual);
+        const double e = tree_error(s, t.theta, t.degree, far, 32, partition, nullptr, dual, t.edge_margin);
         EXPECT_LE(e, tol) << o.initial_condition << " TOL " << tol << " dual " << dual;
         if (test::world_rank() == 0)  // the margins docs/tree.md quotes
           std::printf("%s TOL %g %s: error %.2e\n", o.initial_condition.c_str(), tol, dual ? "dual" : "single", e);
@@ -603,6 +604,7 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;
+  b.tree_edge_margin = tp.edge_margin;
   b.tree_leaf = 16;
   const auto exact = s.velocity<model::ExactBRSolver>(b);
   std::vector<double> u[2];
@@ -629,6 +631,50 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   }
 }
 
+// The edge terms' margin (--tree-edge-margin; the table's 1.1 from TOL 1e-6 up, 1.5 below) on
+// the tolerance test's periodic cosine at TOL 1e-6, both traversals: a smaller margin takes
+// coarser clusters through cheaper sets, so the edge terms' proxy pairs fall (over all ranks),
+// while the error stays at least 10 below TOL; at the table's margin every LET strategy gives the
+// same bits (the owners' LET decisions and the receivers' lists apply the same margin).
+TEST(TreeBR, EdgeMarginTradesEdgePairsWithinTheTolerance) {
+  const auto [o, steps] = tolerance_surfaces().front();
+  SurfaceCase s(o, MPI_COMM_WORLD);
+  from_run(s, o, steps);
+  const double tol = 1e-6;
+  for (bool dual : {false, true}) {
+    const model::TreeParameters tp = model::tree_parameters(tol, true);  // (the dual column's degree fits 48²)
+    ASSERT_LT(tp.edge_margin, model::tree::kEdgeMargin);
+    model::BRSettings b = s.c.model.br;
+    b.tree_dual = dual;
+    b.tree_theta = tp.theta;
+    b.tree_degree = tp.degree;
+    b.tree_leaf = 32;
+    const auto exact = s.velocity<model::ExactBRSolver>(b);
+    long pairs[2] = {0, 0};
+    std::vector<double> u;
+    int k = 0;
+    for (double margin : {model::tree::kEdgeMargin, tp.edge_margin}) {
+      b.tree_edge_margin = margin;
+      model::TreeBRSolver tree(*s.mesh, exec::Space::Host, b, s.c.model.epsilon, nullptr, nullptr);
+      tree.velocity(s.state, s.omega, s.out);
+      u = s.owned_out();
+      pairs[k] = tree.take_loads().at(0).edge_proxy_pairs;
+      MPI_Allreduce(MPI_IN_PLACE, &pairs[k], 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      const double e = rel_error(u, exact, MPI_COMM_WORLD)[0];
+      EXPECT_LE(e, tol / 10) << "margin " << margin << " dual " << dual;
+      if (test::world_rank() == 0)  // docs/tree.md "The edge terms' margin"
+        std::printf("dual %d margin %g: error %.2e, edge proxy pairs %ld\n", int(dual), margin, e, pairs[k]);
+      ++k;
+    }
+    EXPECT_GT(pairs[0], 0) << "no edge term was formed";
+    EXPECT_LT(pairs[1], pairs[0]) << "the smaller margin did not save edge pairs, dual " << dual;
+    for (const auto& e : comm::let::registry()) {
+      b.let_strategy = e.name;
+      EXPECT_EQ(s.velocity<model::TreeBRSolver>(b), u) << e.name << " dual " << dual;
+    }
+  }
+}
+
 // The dual traversal (--tree-traversal dual: cluster–cluster terms at target clusters' grids,
 // then the downward pass) on a 64² periodic cosine at TOL 1e-6, leaf 32: cluster–cluster terms
 // are formed (over all ranks), the velocities are within TOL of the exact solver and of the
@@ -644,6 +690,7 @@ TEST(TreeBR, DualTraversalAgreesWithSingle) {
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;
+  b.tree_edge_margin = tp.edge_margin;
   b.tree_leaf = 32;
   const auto exact = s.velocity<model::ExactBRSolver>(b);
   std::vector<double> u[2];
@@ -701,6 +748,7 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
     model::BRSettings b = s.c.model.br;
     b.tree_theta = tp.theta;
     b.tree_degree = tp.degree;
+    b.tree_edge_margin = tp.edge_margin;
     b.tree_leaf = 16;
     b.tree_dual = false;
     b.images = c.images;
@@ -757,6 +805,7 @@ model::BRSettings dual_settings(const SurfaceCase& s, double tol) {
   model::BRSettings b = s.c.model.br;
   b.tree_theta = tp.theta;
   b.tree_degree = tp.degree;
+  b.tree_edge_margin = tp.edge_margin;
   b.tree_dual = true;
   return b;
 }

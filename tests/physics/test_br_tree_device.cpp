@@ -117,6 +117,7 @@ model::BRSettings tolerance_settings(const test::BRSurfaceCase& s, double tol, i
   const model::TreeParameters p = model::tree_parameters(tol, true);
   b.tree_theta = p.theta;
   b.tree_degree = p.degree;
+  b.tree_edge_margin = p.edge_margin;
   b.tree_leaf = leaf;
   b.tree_dual = false;
   return b;

@@ -47,6 +47,7 @@ struct Options {
   std::string let_strategy = "alltoallv";
   std::string tree_traversal = "auto";
   std::string tree_edge_terms = "on";
+  std::optional<double> tree_edge_margin;
   long br_check = 0;
   std::vector<long> load_snapshot;
   // Time stepping

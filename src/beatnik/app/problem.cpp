@@ -135,6 +135,9 @@ void configure_tree(const Options& o, RunConfig& c, int ranks) {
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
+  b.tree_edge_margin = o.tree_edge_margin ? *o.tree_edge_margin : t.edge_margin;
+  require(std::isfinite(b.tree_edge_margin) && b.tree_edge_margin >= 1 && b.tree_edge_margin <= 4,
+          "--tree-edge-margin must lie in [1, 4]");
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;
   if (o.solver == "tree" && !b.tree_solver)
     c.warnings.push_back("-S tree is ignored at low order (no Birkhoff-Rott solve)");

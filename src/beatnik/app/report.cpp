@@ -192,6 +192,7 @@ json config_json(const Simulation& sim) {
                          {"let_path", comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr)},
                          {"traversal", b.tree_dual ? "dual" : "single"},
                          {"edge_terms", b.tree_edge},
+                         {"edge_margin", b.tree_edge_margin},
                          {"device_phases", c.space == exec::Space::Device ? tree_phases(b).device : "none"},
                          {"host_phases", c.space == exec::Space::Device ? tree_phases(b).host : "all"}};
   }
@@ -473,7 +474,8 @@ void print_banner(const Simulation& sim) {
                  br_images_text(c, "images centred on the nearest", "fixed 3x3 images"),
                  mesh::to_string(b.partition), c.procs[0], c.procs[1], b.migrate_strategy, b.let_strategy,
                  comm::let::path(b.let_strategy, c.space == exec::Space::Device ? &sim.transport() : nullptr),
-                 b.tree_dual ? "dual" : "single", b.tree_edge ? "on" : "off");
+                 b.tree_dual ? "dual" : "single",
+                 b.tree_edge ? fmt::format("on (margin {:g})", b.tree_edge_margin) : std::string("off"));
       if (c.space == exec::Space::Device) {
         const TreePhases t = tree_phases(b);
         fmt::print("  BR on GPU   {} on the device; {} on the host (the sums overlap the lists)\n", t.device, t.host);

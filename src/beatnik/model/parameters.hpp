@@ -31,6 +31,9 @@ struct BRSettings {
   int tree_degree = 8;
   int tree_leaf = 64;
   bool tree_edge = true;  // --tree-edge-terms: edge terms for clusters cut by the image window's edge
+  // --tree-edge-margin: an edge term's cluster separated at θ / margin, its set valid at margin·ρ
+  // (from --br-tolerance's table unless given; tree_let.hpp kEdgeMargin).
+  double tree_edge_margin = 1.5;
   // The single traversal's lists: every image of a batch in one walk of each source tree (false:
   // one walk per image, the same lists more slowly; internal switch, the tests' reference).
   bool tree_walk_images = true;

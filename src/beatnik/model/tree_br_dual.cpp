@@ -33,7 +33,7 @@ namespace {
 // A target grid of degree d < p is taken at kTargetMargin·ρ < θ^{p/d}: its error adds to the
 // source side's (TOL 1e-9, 256², 4 ranks: 3.3e-10 without the margin, 2.2e-10 with it, 1.5e-10
 // single; the margin on the acceptance itself (ρ < θ / 1.5) left almost no terms).
-constexpr double kTargetMargin = tree::kEdgeMargin;
+constexpr double kTargetMargin = 1.5;
 
 }  // namespace
 
@@ -287,7 +287,7 @@ void TreeBRSolver::examine(DualTarget& t, const Pending& c, std::vector<Pending>
       // B's children that it covers fully take it as a cluster–cluster term and the leaves it
       // cuts as an edge term; split into its children it would cost direct pairs at the edge.
       const bool edge_term = rules_.edge && tree::edge_axis(cut) >= 0 && S.full[c.cluster] &&
-                             r < (rules_.theta / tree::kEdgeMargin) * distance();
+                             r < (rules_.theta / rules_.edge_margin) * distance();
       if (edge_term) return down.push_back({c.tree, c.cluster, c.mx, c.my, false});
       return split(false);
     }
@@ -354,10 +354,10 @@ void TreeBRSolver::leaf_visit(const Target& tg, int s, int cluster, int mx, int 
       const int axis = tree::edge_axis(cut);
       if (rules_.edge && axis >= 0 && S.full[cluster]) {
         const double dist = tree::distance(tg.b, c, mx, my, rules_.images);
-        const double th = rules_.theta / tree::kEdgeMargin;
+        const double th = rules_.theta / rules_.edge_margin;
         const bool box = tree::box_rule(rules_, S.remote, C.leaf());
         if (r < th * dist || (box && tree::separated(tg.t, c, mx, my, rules_, true))) {
-          const int low = low_at(low_[s], cluster, tree::kEdgeMargin * r / dist);
+          const int low = low_at(low_[s], cluster, rules_.edge_margin * r / dist);
           if (low >= 0 || S.proxies_of(cluster)) {
             out.edge.push_back({s, cluster, mx, my, false, low, axis});
             return;

@@ -35,8 +35,12 @@ TreeParameters tree_parameters(double tolerance, bool dual) {
   // degrees more at 1e-9.
   // The dual's θ 0.45 at 1e-3: 25 % fewer pairs than 0.4, at least 20 below TOL from 48² to 1024²
   // periodic and free on 1–4 ranks ("The LET and the dual traversal"; 0.5 left 6 at 48²).
-  if (tolerance >= 1e-3) return dual ? TreeParameters{0.45, 4} : TreeParameters{0.35, 4};
-  if (tolerance >= 1e-6) return dual ? TreeParameters{0.4, 8} : TreeParameters{0.35, 8};
+  // The edge terms' margin 1.1 from 1e-6 up (1.5 below, where it was needed at 48² on 3 ranks):
+  // 33–40 % fewer edge pairs, errors within 1.1× of 1.5's from 256² to 2048² and 1.5–3× at 48²,
+  // still 19–70 below TOL (docs/tree.md "The edge terms' margin").
+  constexpr double m = 1.1;
+  if (tolerance >= 1e-3) return dual ? TreeParameters{0.45, 4, m} : TreeParameters{0.35, 4, m};
+  if (tolerance >= 1e-6) return dual ? TreeParameters{0.4, 8, m} : TreeParameters{0.35, 8, m};
   return {0.4, dual ? 12 : 16};
 }
 
@@ -287,7 +291,9 @@ tree::Rules tree_rules(const BRSettings& settings, const mesh::Geometry& geo) {
   images.k = settings.images;
   images.centred = settings.centred;
   for (int d = 0; d < 2; ++d) images.period[d] = geo.periodic[d] ? geo.period[d] : 0.0;
-  return tree::make_rules(images, settings.tree_theta, edge, settings.tree_dual);
+  tree::Rules r = tree::make_rules(images, settings.tree_theta, edge, settings.tree_dual);
+  r.edge_margin = settings.tree_edge_margin;
+  return r;
 }
 
 std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
@@ -758,7 +764,7 @@ bool TreeBRSolver::decide(const Target& tg, int s, int cluster, int mx, int my, 
       // (tree_edge.hpp); else split (at a corner down to leaves, each pair tested).
       const int axis = tree::edge_axis(cut);
       if (rules_.edge && axis >= 0 && S.full[cluster] && separated(true)) {
-        const int low = cheapest_low(tg.b, s, cluster, mx, my, tree::kEdgeMargin);
+        const int low = cheapest_low(tg.b, s, cluster, mx, my, rules_.edge_margin);
         if (low >= 0 || S.proxies_of(cluster)) {
           out.edge.push_back({s, cluster, mx, my, false, low, axis});
           return false;

@@ -81,6 +81,7 @@ namespace beatnik::model {
 struct TreeParameters {
   double theta;
   int degree;
+  double edge_margin = tree::kEdgeMargin;  // BRSettings::tree_edge_margin
 };
 TreeParameters tree_parameters(double tolerance, bool dual);
 using tree::kTreeMaxDegree;

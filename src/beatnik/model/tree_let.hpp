@@ -45,12 +45,18 @@ struct SourceTree {
 };
 
 // The walk's parameters: the images, θ, and the image range a batch can take per dimension.
+// An edge term interpolates part of a cluster, cut by a line: the interpolation errors of its
+// sources no longer cancel over the cluster as for a whole one (measured: 3–5× the error of the
+// same tree without edge terms at ρ < θ), so its cluster is separated at θ / margin and its sets
+// valid at margin·ρ. kEdgeMargin is TOL 1e-9's; the table takes less above (tree_parameters).
+inline constexpr double kEdgeMargin = 1.5;
 struct Rules {
   BRImages images;
   double theta = 0.0;
   int lo[2] = {0, 0}, hi[2] = {0, 0};
   bool edge = false;  // edge terms (tree_edge.hpp) for clusters cut by the window edge in one dimension
   bool dual = false;  // the receivers walk the dual traversal (tree_br_dual.cpp; box_rule below)
+  double edge_margin = kEdgeMargin;  // edge terms: separated at θ / margin, sets valid at margin·ρ
 };
 Rules make_rules(const BRImages& images, double theta, bool edge = false, bool dual = false);
 
@@ -111,15 +117,11 @@ BEATNIK_HOST_DEVICE inline double distance(const Ball& b, const Ball& c, int mx,
   const double dx = b.c[0] - c.c[0] - ox, dy = b.c[1] - c.c[1] - oy, dz = b.c[2] - c.c[2];
   return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
-// An edge term interpolates part of a cluster, cut by a line: the interpolation errors of its
-// sources no longer cancel over the cluster as for a whole one (measured: 3–5× the error of the
-// same tree without edge terms at ρ < θ), so its sets must be valid at kEdgeMargin·ρ.
-inline constexpr double kEdgeMargin = 1.5;
 // Whether cluster c at image (mx, my) is well separated from box b: (r_b + r_c) < θ·|Δcentre|;
-// for an edge term (`edge`) with θ / kEdgeMargin.
+// for an edge term (`edge`) with θ / r.edge_margin.
 BEATNIK_HOST_DEVICE inline bool separated(const Ball& b, const Ball& c, int mx, int my, const Rules& r,
                                           bool edge = false) {
-  return b.r + c.r < (edge ? r.theta / kEdgeMargin : r.theta) * distance(b, c, mx, my, r.images);
+  return b.r + c.r < (edge ? r.theta / r.edge_margin : r.theta) * distance(b, c, mx, my, r.images);
 }
 inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx, int my, const Rules& r,
                       bool edge = false) {

@@ -81,7 +81,7 @@ BEATNIK_HOST_DEVICE inline bool walk_from(const ListsInput& in, int b, int s, in
         const int axis = edge_axis(cut);
         bool edge_term = false;
         if (r.edge && axis >= 0 && S.full[cluster] && separated_(true)) {
-          const int low = list_cheapest_low(S, tg.b, cluster, mx, my, kEdgeMargin, r);
+          const int low = list_cheapest_low(S, tg.b, cluster, mx, my, r.edge_margin, r);
           if (low >= 0 || S.proxy_start[cluster] >= 0) {
             kind = 2;
             e.low = low;
