@@ -7,12 +7,18 @@
 #include <utility>
 #include <vector>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
 #include "beatnik/model/br_targets_host.hpp"
 #include "beatnik/model/tree_edge_pairs.hpp"
 #include "beatnik/model/tree_interp.hpp"
 
 namespace beatnik::model::tree {
+
+long edge_block(int m) {
+  static const long k = env::integer("BEATNIK_TREE_EDGE_BLOCK", 1, 32).value_or(2);
+  return std::clamp<long>(m / k, 8, std::max<long>(8, 256 / k));
+}
 
 void build_edge_table(const search::Cluster& C, const double* pts, long stride, int axis, const int* dg,
                       const double* proxies, int m, EdgeTable& t, long block) {

@@ -29,10 +29,13 @@ struct EdgeTable {
   size_t bytes() const { return (src.size() + prefix.size()) * sizeof(double); }
 };
 
-// Sources between prefix rows for a set of m proxies: about m/4, so per target at most block/2
-// direct pairs beside the m proxy pairs, and 3m/block ≈ 12 doubles of prefix per source (a row
-// per source would be 3m). The host and device tables use the same rule.
-inline long edge_block(int m) { return std::clamp(m / 4, 8, 64); }
+// Sources between prefix rows for a set of m proxies: about m/2 (clamped to 8 … 128), so per
+// target at most block/2 direct pairs per cut beside the m proxy pairs, and 3m/block ≈ 6 doubles
+// of prefix per source (a row per source would be 3m). m/4 until 2026-12-02: twice the tables'
+// rows and memory for a quarter fewer pairs per edge term, 5 % slower at 1024² on one H200
+// (docs/tree.md "The edge terms' margin"). The host and device tables use the same rule.
+// BEATNIK_TREE_EDGE_BLOCK=k (a measurement knob): about m/k, clamped to 8 … 256/k.
+long edge_block(int m);
 
 // The table of cluster C (its sources [C.begin, C.end) of pts, SoA with `stride` entries each)
 // along `axis` for the proxy set with grid degrees dg at positions `proxies` (m of them); a row
