@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "beatnik/base/env.hpp"
 #include "beatnik/model/tree_interp.hpp"
 
 namespace beatnik::model::tree {
@@ -18,6 +19,8 @@ void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
   std::vector<double> th(std::max(p, 1), 0.0);
   for (int d = p - 1; d >= 1; --d) th[d] = std::pow(theta, double(p) / d);
   std::vector<unsigned> chosen(nc, 0u);  // bit d: the set of degree d (p ≤ kTreeMaxDegree < 32)
+  // BEATNIK_TREE_LOW_RATIO (percent; measurement knob): the most a set may have of the previous.
+  static const long ratio = env::integer("BEATNIK_TREE_LOW_RATIO", 10, 100).value_or(75);
   l.first.assign(nc + 1, 0);
 #pragma omp parallel for schedule(dynamic, 256)
   for (int c = 0; c < nc; ++c) {
@@ -28,7 +31,7 @@ void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
     for (int d = p - 1; d >= 1; --d) {
       int dg[3];
       const int m = grid_degrees(cl[c], d, th[d], dg);
-      if (4L * m > 3L * budget) continue;
+      if (100L * m > ratio * budget) continue;
       chosen[c] |= 1u << d;
       budget = m;
       ++n;
