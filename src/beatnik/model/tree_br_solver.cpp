@@ -37,7 +37,7 @@ TreeParameters tree_parameters(double tolerance, bool dual) {
   // periodic and free on 1–4 ranks ("The LET and the dual traversal"; 0.5 left 6 at 48²).
   // The edge terms' margin 1.1 from 1e-6 up (1.5 below, where it was needed at 48² on 3 ranks):
   // 33–40 % fewer edge pairs, errors within 1.1× of 1.5's from 256² to 2048² and 1.5–3× at 48²,
-  // still 19–70 below TOL (docs/tree.md "The edge terms' margin").
+  // at least 14 below TOL from 48² to 2048² on 1–4 ranks (docs/tree.md "The edge terms' margin").
   constexpr double m = 1.1;
   if (tolerance >= 1e-3) return dual ? TreeParameters{0.45, 4, m} : TreeParameters{0.35, 4, m};
   if (tolerance >= 1e-6) return dual ? TreeParameters{0.4, 8, m} : TreeParameters{0.35, 8, m};
