@@ -602,9 +602,7 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   from_run(s, o, steps);
   const model::TreeParameters tp = model::tree_parameters(1e-6, true);  // the dual column's smaller degree fits 48²–64²
   model::BRSettings b = s.c.model.br;
-  b.tree_theta = tp.theta;
-  b.tree_degree = tp.degree;
-  b.tree_edge_margin = tp.edge_margin;
+  tp.apply(b);
   b.tree_leaf = 16;
   const auto exact = s.velocity<model::ExactBRSolver>(b);
   std::vector<double> u[2];
@@ -646,8 +644,7 @@ TEST(TreeBR, EdgeMarginTradesEdgePairsWithinTheTolerance) {
     ASSERT_LT(tp.edge_margin, model::tree::kEdgeMargin);
     model::BRSettings b = s.c.model.br;
     b.tree_dual = dual;
-    b.tree_theta = tp.theta;
-    b.tree_degree = tp.degree;
+    tp.apply(b);  // (its margin replaced below)
     b.tree_leaf = 32;
     const auto exact = s.velocity<model::ExactBRSolver>(b);
     long pairs[2] = {0, 0};
@@ -688,9 +685,7 @@ TEST(TreeBR, DualTraversalAgreesWithSingle) {
   SurfaceCase s(o, MPI_COMM_WORLD);
   const model::TreeParameters tp = model::tree_parameters(1e-6, true);  // the dual column's smaller degree fits 48²–64²
   model::BRSettings b = s.c.model.br;
-  b.tree_theta = tp.theta;
-  b.tree_degree = tp.degree;
-  b.tree_edge_margin = tp.edge_margin;
+  tp.apply(b);
   b.tree_leaf = 32;
   const auto exact = s.velocity<model::ExactBRSolver>(b);
   std::vector<double> u[2];
@@ -746,9 +741,7 @@ TEST(TreeBR, AllImagesInOneWalkEqualOneWalkPerImage) {
     o.period = 3.0;
     SurfaceCase s(o, MPI_COMM_WORLD);
     model::BRSettings b = s.c.model.br;
-    b.tree_theta = tp.theta;
-    b.tree_degree = tp.degree;
-    b.tree_edge_margin = tp.edge_margin;
+    tp.apply(b);
     b.tree_leaf = 16;
     b.tree_dual = false;
     b.images = c.images;
@@ -803,9 +796,7 @@ app::Options dual_case_options(const char* boundary, int n) {
 model::BRSettings dual_settings(const SurfaceCase& s, double tol) {
   const model::TreeParameters tp = model::tree_parameters(tol, true);
   model::BRSettings b = s.c.model.br;
-  b.tree_theta = tp.theta;
-  b.tree_degree = tp.degree;
-  b.tree_edge_margin = tp.edge_margin;
+  tp.apply(b);
   b.tree_dual = true;
   return b;
 }

@@ -115,9 +115,7 @@ model::BRSettings tolerance_settings(const test::BRSurfaceCase& s, double tol, i
   // The table's dual column (θ 0.4, degree 4 / 8 / 12): the single column's higher degrees would
   // leave these small meshes' clusters too small for proxy sets.
   const model::TreeParameters p = model::tree_parameters(tol, true);
-  b.tree_theta = p.theta;
-  b.tree_degree = p.degree;
-  b.tree_edge_margin = p.edge_margin;
+  p.apply(b);
   b.tree_leaf = leaf;
   b.tree_dual = false;
   return b;

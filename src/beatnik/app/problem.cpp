@@ -125,9 +125,10 @@ void configure_tree(const Options& o, RunConfig& c, int ranks) {
           "--tree-traversal must be auto, single or dual");
   b.tree_dual = tree_dual_traversal(o.tree_traversal, c.space, c.geometry.periodic[0] && c.geometry.periodic[1],
                                     long(c.geometry.nodes[0]) * c.geometry.nodes[1] / ranks);
-  const model::TreeParameters t = model::tree_parameters(o.br_tolerance, b.tree_dual);
-  b.tree_theta = o.tree_theta ? *o.tree_theta : t.theta;
-  b.tree_degree = o.tree_degree ? *o.tree_degree : t.degree;
+  model::tree_parameters(o.br_tolerance, b.tree_dual).apply(b);  // the table's entry; the options override it
+  if (o.tree_theta) b.tree_theta = *o.tree_theta;
+  if (o.tree_degree) b.tree_degree = *o.tree_degree;
+  if (o.tree_edge_margin) b.tree_edge_margin = *o.tree_edge_margin;
   b.tree_leaf = o.tree_leaf ? *o.tree_leaf : 64;
   require(std::isfinite(b.tree_theta) && b.tree_theta >= 0 && b.tree_theta < 1, "--tree-theta must lie in [0, 1)");
   require(b.tree_degree >= 0 && b.tree_degree <= model::kTreeMaxDegree,
@@ -135,7 +136,6 @@ void configure_tree(const Options& o, RunConfig& c, int ranks) {
   require(b.tree_leaf >= 1, "--tree-leaf must be at least 1");
   require(o.tree_edge_terms == "on" || o.tree_edge_terms == "off", "--tree-edge-terms must be on or off");
   b.tree_edge = o.tree_edge_terms == "on";
-  b.tree_edge_margin = o.tree_edge_margin ? *o.tree_edge_margin : t.edge_margin;
   require(std::isfinite(b.tree_edge_margin) && b.tree_edge_margin >= 1 && b.tree_edge_margin <= 4,
           "--tree-edge-margin must lie in [1, 4]");
   b.tree_solver = o.solver == "tree" && c.model.order != model::Order::Low;

@@ -82,6 +82,12 @@ struct TreeParameters {
   double theta;
   int degree;
   double edge_margin = tree::kEdgeMargin;  // BRSettings::tree_edge_margin
+  // The entry into b's tree settings (θ, degree, edge margin), every field the table sets.
+  void apply(BRSettings& b) const {
+    b.tree_theta = theta;
+    b.tree_degree = degree;
+    b.tree_edge_margin = edge_margin;
+  }
 };
 TreeParameters tree_parameters(double tolerance, bool dual);
 using tree::kTreeMaxDegree;
