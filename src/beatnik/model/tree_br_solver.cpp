@@ -1135,13 +1135,30 @@ void TreeBRSolver::compute_device() {
     for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
   }
   int runs = 0, edge_b0 = 0;
+  // The pieces' host part (keys, specs, term lists, the queueing) on the edge worker's thread
+  // when there is one (edge_worker()), beside the next runs' lists: it only reads their batches'
+  // finished lists and writes the edge object and its own slots, and the pieces run in order, so
+  // the tables and bits are the same. Waited for (errors rethrown) before the sums are finished;
+  // on the way out of an exception too, since its jobs hold this frame's timers.
+  HostWorker* worker = pipe > 0 ? edge_worker() : nullptr;
+  struct Join {
+    HostWorker* w;
+    ~Join() {
+      if (w) try { w->wait(); } catch (...) {}  // (an exception is already on its way)
+    }
+  } join{worker};
   // The edge stage's piece every `pipe` runs, once the batches up to b1 have their edge terms.
   auto edge_step = [&](int b1) {
     if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
-      const double t = wall_seconds();
-      edge_keys_s += edge_pipe_run(edge_b0, b1);
+      const int b0 = edge_b0;
       edge_b0 = b1;
-      edge_s += wall_seconds() - t;
+      auto piece = [this, b0, b1, &edge_keys_s, &edge_s] {
+        const double t = wall_seconds();
+        edge_keys_s += edge_pipe_run(b0, b1);
+        edge_s += wall_seconds() - t;
+      };
+      if (worker) worker->post(piece);
+      else piece();
     }
   };
   // Dual leaves on the device: run r's leaves are queued after its host work and finished (their
@@ -1187,6 +1204,12 @@ void TreeBRSolver::compute_device() {
     else if (r > 0) leaves_finish(r - 1);
   }
   if (dual_dev && !run_end.empty()) leaves_finish(run_end.size() - 1);
+  double edge_join_s = 0.0;
+  if (worker) {  // the last piece (and any still queued) before the sums are finished
+    const double t = wall_seconds();
+    worker->wait();
+    edge_join_s = wall_seconds() - t;
+  }
   // One-shot: the edge terms' keys and term lists on the host while the device drains the last
   // runs' sums, their tables and sums queued on a stream of their own beside those sums. Either
   // way the edge velocities are added to the far field on the device once both are done, before
@@ -1242,6 +1265,7 @@ void TreeBRSolver::compute_device() {
       timers_->add("br.tree.compute.edge.copy", edge_dev_->copy_s);
     }
     timers_->add("br.tree.compute.edge.wait", edge_wait_s);
+    if (worker) timers_->add("br.tree.compute.edge.join", edge_join_s);
     timers_->add("br.tree.compute.edge.tables", edge_dev_->tables_s);
     timers_->add("br.tree.compute.edge.kernel", edge_dev_->kernel_s);
     timers_->add("br.tree.compute.near.kernel", device_->near_kernel_s);

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "beatnik/base/compute_gate.hpp"
+#include "beatnik/base/host_worker.hpp"
 #include "beatnik/base/timers.hpp"
 #include "beatnik/comm/comm_stats.hpp"
 #include "beatnik/comm/let/let_exchange.hpp"
@@ -259,6 +260,7 @@ class TreeBRSolver : public BRSolver {
   int edge_pipe_runs() const;
   void edge_pipe_begin();
   double edge_pipe_run(int b0, int b1);  // returns its host time outside TreeEdgeDevice
+  HostWorker* edge_worker();  // the pieces' thread (null: BEATNIK_TREE_EDGE_WORKER=0, inline)
   long cluster_terms() const;
   long low_terms(int b) const;
   void near_ranges(int b, std::vector<BRSourceRange>& out) const;
@@ -437,6 +439,9 @@ class TreeBRSolver : public BRSolver {
   std::vector<std::vector<BRSourceRange>> dev_near_, dev_far_;  // -x cuda: every batch's ranges
   bool broken_ = false;  // a position is not finite: the call returns NaN velocities
   bool low0_ = false;    // this call: low_[0] laid out already (beside the upward pass, exchange_let)
+  // -x cuda: the edge pipe's pieces' host part beside the lists (edge_worker()). Last, so that it
+  // is joined before anything its jobs use is destroyed.
+  std::unique_ptr<HostWorker> edge_worker_;
 };
 
 }  // namespace beatnik::model
