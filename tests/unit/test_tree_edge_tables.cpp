@@ -114,6 +114,24 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
                             << specs[k].m << " proxies, block " << specs[k].block << ")";
   }
 
+  // The device's fused tables share the sorted copy of the same sources (the same cluster and
+  // axis at another degree or block: four tables each here); each table its own copy
+  // (share_sorted = 0) must give the same bits, with more bytes. The host always copies.
+#if defined(TREE_EDGE_ON_DEVICE)
+  EXPECT_EQ(dev.shared_tables, static_cast<long>(specs.size() * 3 / 4)) << "three of each four tables should share";
+#else
+  EXPECT_EQ(dev.shared_tables, 0);
+#endif
+  model::TreeEdgeDevice own(kSpace);
+  own.share_sorted = 0;
+  own.build(specs, dpts.data(), dprox.data(), 8);
+  EXPECT_EQ(own.shared_tables, 0);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    EXPECT_EQ(own.sorted(static_cast<int>(k)), dev.sorted(static_cast<int>(k))) << "table " << k << ", own copies";
+    EXPECT_EQ(own.prefix(static_cast<int>(k)), dev.prefix(static_cast<int>(k))) << "table " << k << ", own copies";
+  }
+  if (kSpace == exec::Space::Device) EXPECT_GT(own.bytes, dev.bytes);
+
   // Built in groups of tables (as big runs are, to bound the Lagrange values held), by the
   // Lagrange values' buffer and the block sums as two passes (the device's fused kernel is the
   // default there): the same bits.
@@ -170,6 +188,11 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   EXPECT_LE(d, 1e-12 * m);
   EXPECT_EQ(dev.proxy_pairs, pp);
   EXPECT_EQ(dev.direct_pairs, dp);
+  {
+    std::vector<double> mine(3 * n, 0.0);
+    own.sum(dpts.data(), n, first, start, terms, img, eps, mine.data());
+    EXPECT_EQ(mine, got) << "the sums over tables with their own copies differ from the shared ones";
+  }
   // Every variant of the device kernel (launch bounds, unrolling, the branch-free rsqrt, the warp
   // kernel with and without its staged rows): the same bits and counts.
   for (int v = 0; v < model::TreeEdgeDevice::kKernelVariants; ++v) {
@@ -241,6 +264,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
       p.add_sums(f, st, t);
     }
     p.wait();
+    EXPECT_EQ(p.shared_tables, dev.shared_tables) << "a table shares a copy from an earlier piece too";
     EXPECT_EQ(p.table_pieces, 3);
     EXPECT_EQ(p.sum_pieces, 3);
     if (renumber) {

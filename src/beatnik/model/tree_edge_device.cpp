@@ -432,6 +432,15 @@ int table_pass_variant(int asked) {
   return v;
 }
 
+// Whether the fused tables share sorted copies (TreeEdgeDevice::share_sorted): `asked` unless −1,
+// else BEATNIK_TREE_EDGE_SHARE, else 1.
+bool share_variant(int asked) {
+  static const int knob = int(env::integer("BEATNIK_TREE_EDGE_SHARE", 0, 1).value_or(1));
+  const int v = asked >= 0 ? asked : knob;
+  if (v > 1) throw Error("tree edge tables: sharing 0 or 1 (BEATNIK_TREE_EDGE_SHARE)");
+  return v == 1;
+}
+
 // Per table and proxy: row 0 zero, each further row the running sum of the blocks, in order.
 // kScanRows rows are loaded at a time before they are summed (the same additions in the same
 // order): one row at a time, each load waiting behind the store before it, took 18.0 ms a call
@@ -987,6 +996,8 @@ void TreeEdgeDevice::begin(const double* src_pool, const double* prox_pool, int 
   sorted_peak_ = std::max(sorted_peak_, sorted_used_);
   prefix_peak_ = std::max(prefix_peak_, prefix_used_);
   host_tabs_.clear();
+  sorted_of_.clear();
+  shared_tables = shared_sources = 0;
   sorted_used_ = prefix_used_ = 0;
   // Room for the largest call so far, so that a steady call's pieces neither wait nor allocate.
   grow(tabs_, tabs_peak_);
@@ -1035,17 +1046,32 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
   std::vector<double> host_nodes(size_t(nt) * NW, 0.0);
   std::vector<long> host_segs(nt + 1, 0);
   long item = 0, sorted = sorted_used_, pre = prefix_used_, citem = 0, pitem = 0, bitem = 0;
+  const int tv = S == exec::Space::Device ? table_pass_variant(table_variant) : 0;
+  // A sharing table has no items of its own (its `item` is the next table's: table_of, the last
+  // table at or below an item, never picks it) and the sorted offset of the table it shares.
+  const bool share = tv == 1 && share_variant(share_sorted);
   for (int k = 0; k < nt; ++k) {  // the offsets (a running sum; the nodes below in parallel)
     const EdgeTableSpec& e = specs[k];
     if (e.block < 1 || e.m < 1 || e.n < 0 || e.n > 0x7fffffffL) throw Error("tree edge tables: a bad table");
     for (int d = 0; d < 3; ++d)
       if (e.dg[d] > p) throw Error("tree edge tables: a grid degree above p");
     const long rows = e.n / e.block;
-    piece[k] = {item, sorted, pre, citem, pitem, bitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
+    long at = sorted;
+    if (share) {
+      const auto [it, fresh] = sorted_of_.try_emplace(SourcesKey{e.src, e.n, e.axis}, sorted);
+      if (!fresh) at = it->second;
+    }
+    const bool own = at == sorted;
+    piece[k] = {item, at, pre, citem, pitem, bitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,
                 {e.dg[0], e.dg[1], e.dg[2]}};
     host_segs[k] = item;
-    item += e.n;
-    sorted += 6 * e.n;
+    if (own) {
+      item += e.n;
+      sorted += 6 * e.n;
+    } else {
+      ++shared_tables;
+      shared_sources += e.n;
+    }
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;
     pitem += e.m;
@@ -1100,19 +1126,8 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       stable_sort(S, item, nt, piece, sg, keys_.data(), keys_sorted_.data(), vals_.data(), vals_sorted_.data(),
                   scratch);
     }
-    const int tv = S == exec::Space::Device ? table_pass_variant(table_variant) : 0;
 #if defined(BEATNIK_DEVICE_COMPILE)
-    if (tv == 1) {
-      copy_pass(S, item, tabs, nt, src_pool_, vals_sorted_.data(), sorted_.data());
-      if (bitem > 0) {
-        const size_t sh = (size_t(kFuseSrc) * 3 * p1 + 3 * kFuseSrc) * sizeof(double);
-        grow(btab_, bitem);
-        block_tables(S, bitem, tabs, nt, btab_.data());
-        fused_blocks_kernel<<<static_cast<unsigned>(bitem), kFuseThreads, sh, exec::detail::stream()>>>(
-            tabs, btab_.data(), sorted_.data(), nd, p1, prefix_.data());
-        exec::detail::check_launch("tree edge tables (fused block sums)");
-      }
-    }
+    if (tv == 1) copy_pass(S, item, tabs, nt, src_pool_, vals_sorted_.data(), sorted_.data());
 #endif
     // The Lagrange values (3(p+1) doubles a source, the largest buffer) for a group of whole
     // tables at a time, at most max_lagrange_items sources unless one table has more.
@@ -1132,6 +1147,17 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       blocks_pass(S, c0, c1 - c0, i0, tabs, nt, sorted_.data(), lagrange_.data(), p1, prefix_.data());
     }
   }
+#if defined(BEATNIK_DEVICE_COMPILE)
+  // (Outside the items' branch: a piece whose tables all share earlier copies has no items.)
+  if (tv == 1 && bitem > 0) {
+    const size_t sh = (size_t(kFuseSrc) * 3 * p1 + 3 * kFuseSrc) * sizeof(double);
+    grow(btab_, bitem);
+    block_tables(S, bitem, tabs, nt, btab_.data());
+    fused_blocks_kernel<<<static_cast<unsigned>(bitem), kFuseThreads, sh, exec::detail::stream()>>>(
+        tabs, btab_.data(), sorted_.data(), nd, p1, prefix_.data());
+    exec::detail::check_launch("tree edge tables (fused block sums)");
+  }
+#endif
   scan_pass(S, pitem, tabs, nt, prefix_.data());
   void* ev1 = event();
   record(ev1, stream_);

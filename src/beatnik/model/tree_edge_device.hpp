@@ -11,7 +11,9 @@
 // runs on the host, where the unit test holds it against build_edge_table. On the device all of
 // it is queued on a CUDA stream of this object's own (copies included: nothing on the default
 // stream), so the solver lets it run beside the near and far sums still in flight.
+#include <functional>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -97,6 +99,13 @@ class TreeEdgeDevice {
   // BEATNIK_TREE_EDGE_SORT=segmented (docs/tree.md "The edge stage's sort, kernel and tables").
   // The host sorts per table.
   bool radix_sort = false;
+  // Device, fused tables (table_variant 1): a table whose sources (the same first source, count
+  // and axis) an earlier table of the call has sorted reads that table's sorted copy instead of
+  // sorting and copying its own: −1 takes BEATNIK_TREE_EDGE_SHARE or the default 1, 0 gives
+  // every table its own copy (the A/B). The same doubles either way (the same sources sorted by
+  // the same stable rule); only the tables' proxy sets differ. The host always copies.
+  int share_sorted = -1;
+  long shared_tables = 0, shared_sources = 0;  // this call's tables that shared, their sources
   long proxy_pairs = 0, direct_pairs = 0;  // of the call's sums
   long bytes = 0;                          // of the call's tables
   int table_pieces = 0, sum_pieces = 0;    // add_tables / add_sums calls with work, this call
@@ -144,6 +153,19 @@ class TreeEdgeDevice {
   BRImages img_{};
   double eps_ = 0;
   std::vector<Tab> host_tabs_;  // every table of this call
+  // This call's sorted copies by their sources (first source, count, axis): the offset in sorted_.
+  struct SourcesKey {
+    long src, n;
+    int axis;
+    bool operator==(const SourcesKey&) const = default;
+  };
+  struct SourcesHash {
+    size_t operator()(const SourcesKey& k) const {
+      const unsigned long a = static_cast<unsigned long>(k.src), b = static_cast<unsigned long>(k.n);
+      return static_cast<size_t>(a * 0x9E3779B97F4A7C15UL ^ (b << 1 | static_cast<unsigned long>(k.axis)));
+    }
+  };
+  std::unordered_map<SourcesKey, long, SourcesHash> sorted_of_;
   long sorted_used_ = 0, prefix_used_ = 0;          // this call's, in doubles
   long sorted_peak_ = 0, prefix_peak_ = 0, tabs_peak_ = 0;  // the most of any call
   // Page-locked staging for the uploads, filled from the front each call.
