@@ -100,6 +100,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   }
   const exec::Buffer<double> dpts = in_space(pts), dprox = in_space(proxies);
   model::TreeEdgeDevice dev(kSpace);
+  dev.share_sorted = 1;  // (device: shared sorted copies; the host always copies)
   dev.build(specs, dpts.data(), dprox.data(), 8);
   for (size_t k = 0; k < specs.size(); ++k) {
     const std::vector<double> s = dev.sorted(static_cast<int>(k)), q = dev.prefix(static_cast<int>(k));
@@ -114,9 +115,10 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
                             << specs[k].m << " proxies, block " << specs[k].block << ")";
   }
 
-  // The device's fused tables share the sorted copy of the same sources (the same cluster and
-  // axis at another degree or block: four tables each here); each table its own copy
-  // (share_sorted = 0) must give the same bits, with more bytes. The host always copies.
+  // With share_sorted the device's fused tables share the sorted copy of the same sources (the
+  // same cluster and axis at another degree or block: four tables each here); each table its own
+  // copy (share_sorted = 0, the default) must give the same bits, with more bytes. The host
+  // always copies.
 #if defined(TREE_EDGE_ON_DEVICE)
   EXPECT_EQ(dev.shared_tables, static_cast<long>(specs.size() * 3 / 4)) << "three of each four tables should share";
 #else
@@ -243,6 +245,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
   const auto in_pieces = [&](bool renumber) {
     model::TreeEdgeDevice p(kSpace);
     p.radix_sort = true;  // as the solver's pieces (device: two radix sorts for the segmented one)
+    p.share_sorted = 1;   // a table may share a copy sorted in an earlier piece
     p.begin(dpts.data(), dprox.data(), 8);
     p.begin_sums(dpts.data(), n, img, eps);
     const int cuts[4] = {0, nb / 3, 2 * nb / 3, nb};

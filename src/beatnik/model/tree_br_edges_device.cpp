@@ -66,11 +66,12 @@ int TreeBRSolver::edge_pipe_runs() const {
 }
 
 // The edge pipe's worker thread: BEATNIK_TREE_EDGE_WORKER=N gives it N OpenMP threads (its own
-// team; the lists keep theirs), 0 runs the pieces inline on the calling thread (the A/B; the
-// same bits either way). Default 4: at 1024² on one H200 the host's loop of lists and pieces set
-// the call, each piece 2.3–2.5 ms of it (docs/tree.md "The edge pieces on a thread of their own").
+// team; the lists keep theirs); 0, the default, runs the pieces inline on the calling thread (the
+// same bits either way). Measured on one H200 at 1024² (docs/tree.md "The edge pieces on a thread
+// of their own"): 5 % faster on an instance whose host lists were slow, 7 % slower on a quiet one
+// (its 20 threads on 16 cores), even at 2048²; so opt-in.
 HostWorker* TreeBRSolver::edge_worker() {
-  static const long threads = env::integer("BEATNIK_TREE_EDGE_WORKER", 0, 256).value_or(4);
+  static const long threads = env::integer("BEATNIK_TREE_EDGE_WORKER", 0, 256).value_or(0);
   if (threads == 0) return nullptr;
   if (!edge_worker_)
     edge_worker_ = std::make_unique<HostWorker>([n = static_cast<int>(threads)] { omp_set_num_threads(n); });
