@@ -999,7 +999,7 @@ void TreeEdgeDevice::begin(const double* src_pool, const double* prox_pool, int 
   prefix_peak_ = std::max(prefix_peak_, prefix_used_);
   host_tabs_.clear();
   sorted_of_.clear();
-  shared_tables = shared_sources = 0;
+  shared_tables = 0;
   sorted_used_ = prefix_used_ = 0;
   // Room for the largest call so far, so that a steady call's pieces neither wait nor allocate.
   grow(tabs_, tabs_peak_);
@@ -1072,7 +1072,6 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
       sorted += 6 * e.n;
     } else {
       ++shared_tables;
-      shared_sources += e.n;
     }
     pre += 3L * e.m * (rows + 1);
     citem += rows * e.m;

@@ -105,7 +105,7 @@ class TreeEdgeDevice {
   // BEATNIK_TREE_EDGE_SHARE, else 0. The same doubles either way (the same sources sorted by the
   // same stable rule); only the tables' proxy sets differ. The host always copies.
   int share_sorted = -1;
-  long shared_tables = 0, shared_sources = 0;  // this call's tables that shared, their sources
+  long shared_tables = 0;  // this call's tables that read an earlier table's sorted copy
   long proxy_pairs = 0, direct_pairs = 0;  // of the call's sums
   long bytes = 0;                          // of the call's tables
   int table_pieces = 0, sum_pieces = 0;    // add_tables / add_sums calls with work, this call
