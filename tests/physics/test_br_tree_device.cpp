@@ -271,6 +271,14 @@ TEST(TreeDevice, DualTraversalEqualsTheHosts) {
       dev_leaves.dual_leaves_on_device = 1;
       const std::vector<std::vector<double>> by_dev = two_calls(dev_leaves, s, state, omega, out);
       const model::TreeBRSolver::Totals td = dev_leaves.totals();
+      // The first run's batches in 4 runs (ramp): the same parts' lists, so the same bits.
+      model::TreeBRSolver ramped(*s.mesh, exec::Space::Device, b, s.c.model.epsilon, nullptr, nullptr);
+      ramped.min_run = 8;
+      ramped.ramp = 4;
+      const std::vector<std::vector<double>> by_ramp = two_calls(ramped, s, state, omega, out);
+      EXPECT_EQ(by_ramp[0], calls[0]) << boundary << " TOL " << tol << ": the first run in 4";
+      EXPECT_EQ(by_ramp[1], calls[0]) << boundary << " TOL " << tol << ": the first run in 4, call 2";
+      EXPECT_EQ(ramped.totals().cluster_terms, t.cluster_terms) << boundary << " TOL " << tol << ": ramp";
       EXPECT_EQ(by_dev[0], calls[0]) << boundary << " TOL " << tol << ": the leaves walked on the device";
       EXPECT_EQ(by_dev[1], calls[0]) << boundary << " TOL " << tol << ": the leaves walked on the device, call 2";
       EXPECT_EQ(td.cluster_terms, t.cluster_terms) << boundary << " TOL " << tol;
@@ -342,7 +350,7 @@ TEST(TreeDevice, EdgeTermsEqualTheHostsAndSplittingTheEdge) {
 TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
   // The periodic cosine at TOL 1e-6, leaf 32, in runs of 8 batches: the edge stage queued with
   // the host's lists, a piece every run and every 3 runs (tables of the keys new to those runs, then
-  // their sums), must give the one-shot path's velocities bit for bit and its pair counts, over
+  // their sums; every 3 runs also with the first run's batches in 4 runs), must give the one-shot path's velocities bit for bit and its pair counts, over
   // two calls of one solver (the second reuses the first's buffers); and it must have been
   // queued in several pieces (else it would test nothing), with edge terms whose removal
   // changes the velocities (else equal bits would say little).
@@ -353,7 +361,8 @@ TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
   const auto run = [&](int pipe, const model::BRSettings& set, model::TreeBRSolver::Totals* t, int* pieces) {
     model::TreeBRSolver solver(*s.mesh, exec::Space::Device, set, s.c.model.epsilon, nullptr, nullptr);
     solver.lists_on_device = 0;  // (the edge stage is pipelined with the host's lists)
-    solver.edge_pipe = pipe;
+    solver.edge_pipe = std::abs(pipe);
+    solver.ramp = pipe < 0 ? 4 : 1;
     solver.min_run = 8;
     const std::vector<std::vector<double>> calls = two_calls(solver, s, state, omega, out);
     EXPECT_EQ(calls[0], calls[1]) << "pipe " << pipe << ": the second call differs";
@@ -366,7 +375,7 @@ TEST(TreeDevice, PipelinedEdgeStageGivesTheOneShotBits) {
   const auto ref = run(0, b, &one, &one_pieces);
   EXPECT_GT(sum_ranks(one.edge_terms), 0) << "no edge term was formed";
   EXPECT_EQ(one_pieces, one.edge_terms > 0 ? 1 : 0);
-  for (int pipe : {1, 3}) {
+  for (int pipe : {1, 3, -3}) {  // (−3: every 3 runs, the first run's batches in 4 runs)
     const auto u = run(pipe, b, &piped, &pieces);
     EXPECT_EQ(u, ref) << "pipe " << pipe << ": the pipelined edge stage differs from the one-shot's";
     EXPECT_EQ(piped.edge_terms, one.edge_terms) << "pipe " << pipe;

@@ -580,10 +580,10 @@ void TreeBRSolver::down() {
 }
 
 // -x cuda (compute_device): the dual traversal in runs. The target tree's levels above subtrees
-// of at most `run` batches are examined here, serially (a few dozen clusters: their terms go to
+// of at most cut.at(b0) batches (b0: the subtree's first batch) are examined here, serially (a few dozen clusters: their terms go to
 // cc_, dual_top_ lists them); the subtrees below, in tree order, are the parts the runs take.
 // examine() depends only on the (target, source) pair, so the lists are dual_lists()'.
-void TreeBRSolver::dual_device_begin(int run, std::vector<DualPart>& parts) {
+void TreeBRSolver::dual_device_begin(RunCut cut, std::vector<DualPart>& parts) {
   dual_begin();
   dual_top_.clear();
   parts.clear();
@@ -597,13 +597,14 @@ void TreeBRSolver::dual_device_begin(int run, std::vector<DualPart>& parts) {
   const std::vector<Pending> roots = dual_roots();
 #pragma omp parallel
 #pragma omp single
-  dual_top(0, roots, run, parts);
-  // The top's internal clusters, in tree order.
+  dual_top(0, roots, cut, parts);
+  // The top's internal clusters, in tree order (cut.at never falls with b0, so a cluster
+  // dual_top splits has every ancestor split too).
   const auto& cl = sources_[0].clusters;
   for (int c = 0; c < nc; ++c)
     if (!cl[c].leaf()) {
       const int b0 = first_batch(cl[c].begin), b1 = first_batch(cl[c].end);
-      if (b1 - b0 > run) dual_top_.push_back(c);
+      if (b1 - b0 > cut.at(b0)) dual_top_.push_back(c);
     }
 }
 
@@ -617,10 +618,10 @@ int TreeBRSolver::first_batch(long begin) const {
 
 // The top levels: each internal cluster's children as OpenMP tasks (each writes only its own
 // subtree's cc_), their parts then concatenated in tree order.
-void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts) {
+void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, RunCut cut, std::vector<DualPart>& parts) {
   const search::Cluster& B = sources_[0].clusters[b];
   const int b0 = first_batch(B.begin), b1 = first_batch(B.end);
-  if (B.leaf() || b1 - b0 <= run) {
+  if (B.leaf() || b1 - b0 <= cut.at(b0)) {
     parts.push_back({b, b0, b1, in});
     return;
   }
@@ -631,7 +632,7 @@ void TreeBRSolver::dual_top(int b, const std::vector<Pending>& in, int run, std:
   std::vector<std::vector<DualPart>> sub(nk);
   for (int k = 0; k < nk; ++k) {
 #pragma omp task default(shared) firstprivate(k)
-    dual_top(B.child[k], down, run, sub[k]);
+    dual_top(B.child[k], down, cut, sub[k]);
   }
 #pragma omp taskwait
   for (auto& v : sub)

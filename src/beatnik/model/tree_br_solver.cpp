@@ -1073,6 +1073,11 @@ void TreeBRSolver::compute_device() {
   // BEATNIK_TREE_RUNS sets their number for measurements (default 16).
   static const int wanted_runs = int(env::integer("BEATNIK_TREE_RUNS", 1, 1 << 20).value_or(16));
   const int run = std::max(min_run, (nb + wanted_runs - 1) / wanted_runs);
+  // The first `run` batches in `ramp` runs, so that the device has its first sums sooner after
+  // the build, the upward pass and the sets.
+  static const int ramp_knob = int(env::integer("BEATNIK_TREE_RAMP", 1, 64).value_or(1));
+  const int split = ramp >= 1 ? ramp : ramp_knob;
+  const RunCut cut{run, std::max(1, (run + split - 1) / split)};
   double list_s = 0.0, edge_s = 0.0, edge_keys_s = 0.0;
   long low = 0;
   // The edge stage (tree_br_edges_device.cpp), pipelined: every `pipe` runs, the tables of the
@@ -1105,7 +1110,7 @@ void TreeBRSolver::compute_device() {
   double leaves_s = 0.0;
   if (dual) {
     const double t0 = wall_seconds();
-    dual_device_begin(run, parts);
+    dual_device_begin(cut, parts);
     list_s += wall_seconds() - t0;
     if (dual_dev) {
       const double t1 = wall_seconds();
@@ -1121,7 +1126,8 @@ void TreeBRSolver::compute_device() {
     for (size_t k = 0; k < parts.size(); ++k) {
       if (run_parts.size() == run_end.size()) run_parts.push_back(k);
       bb = parts[k].b1;
-      if (bb - (run_end.empty() ? 0 : run_end.back()) >= run || k + 1 == parts.size()) run_end.push_back(bb);
+      const int at = run_end.empty() ? 0 : run_end.back();
+      if (bb - at >= cut.at(at) || k + 1 == parts.size()) run_end.push_back(bb);
     }
     run_parts.push_back(parts.size());
   } else if (dev_lists) {
@@ -1132,7 +1138,7 @@ void TreeBRSolver::compute_device() {
     device_->launch_device(nb, lists_dev_->batch(), lists_dev_->near_first(), lists_dev_->near_ranges(),
                            lists_dev_->first(1), lists_dev_->far_ranges());
   } else {
-    for (int b0 = 0; b0 < nb; b0 += run) run_end.push_back(std::min(nb, b0 + run));
+    for (int b0 = 0; b0 < nb; b0 += cut.at(b0)) run_end.push_back(std::min(nb, b0 + cut.at(b0)));
   }
   int runs = 0, edge_b0 = 0;
   // The pieces' host part (keys, specs, term lists, the queueing) on the edge worker's thread

@@ -173,6 +173,9 @@ class TreeBRSolver : public BRSolver {
   // takes (the tests use small runs).
   int edge_pipe = -1;
   int min_run = 256;
+  // The first run's batches split into this many runs (RunCut::first), so that the device's
+  // first sums start sooner; −1 takes BEATNIK_TREE_RAMP, else 1. The same lists and bits.
+  int ramp = -1;
   const TreeEdgeDevice* edge_device() const { return edge_dev_.get(); }  // null before a -x cuda call
   // The dual traversal's lists by the straightforward traversal (every pair re-decided from
   // scratch at every level: the lists' reference, kept for the tests and the A/B) instead of the
@@ -334,8 +337,14 @@ class TreeBRSolver : public BRSolver {
   };
   void dual_begin();
   std::vector<Pending> dual_roots() const;  // every source tree's root at every image
-  void dual_device_begin(int run, std::vector<DualPart>& parts);
-  void dual_top(int b, const std::vector<Pending>& in, int run, std::vector<DualPart>& parts);
+  // compute_device's runs of batches: `run` batches each, except that the batches before the
+  // first `run` come in runs of `first` (≤ run), so that the device's first sums start sooner.
+  struct RunCut {
+    int run = 1, first = 1;
+    int at(int b0) const { return b0 < run ? first : run; }  // the batches of a run from b0
+  };
+  void dual_device_begin(RunCut cut, std::vector<DualPart>& parts);
+  void dual_top(int b, const std::vector<Pending>& in, RunCut cut, std::vector<DualPart>& parts);
   void dual_device_run(std::vector<DualPart>& parts, size_t k0, size_t k1);
   void dual_internal(int b, std::vector<int>& out) const;  // b's internal clusters with terms
   bool device_dual_leaves() const;  // this call's dual leaves walked on the device (dual_leaves_on_device)

@@ -1060,8 +1060,7 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
     const long rows = e.n / e.block;
     long at = sorted;
     if (share) {
-      const auto [it, fresh] = sorted_of_.try_emplace(SourcesKey{e.src, e.n, e.axis}, sorted);
-      if (!fresh) at = it->second;
+      at = sorted_of_.try_emplace({e.src, e.n, e.axis}, sorted).first;
     }
     const bool own = at == sorted;
     piece[k] = {item, at, pre, citem, pitem, bitem, e.src, e.stride, e.n, e.prox, e.block, rows, e.m, e.axis,

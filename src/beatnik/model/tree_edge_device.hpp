@@ -13,10 +13,10 @@
 // stream), so the solver lets it run beside the near and far sums still in flight.
 #include <functional>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "beatnik/base/flat_key_map.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/br_kernel.hpp"
 
@@ -154,18 +154,7 @@ class TreeEdgeDevice {
   double eps_ = 0;
   std::vector<Tab> host_tabs_;  // every table of this call
   // This call's sorted copies by their sources (first source, count, axis): the offset in sorted_.
-  struct SourcesKey {
-    long src, n;
-    int axis;
-    bool operator==(const SourcesKey&) const = default;
-  };
-  struct SourcesHash {
-    size_t operator()(const SourcesKey& k) const {
-      const unsigned long a = static_cast<unsigned long>(k.src), b = static_cast<unsigned long>(k.n);
-      return static_cast<size_t>(a * 0x9E3779B97F4A7C15UL ^ (b << 1 | static_cast<unsigned long>(k.axis)));
-    }
-  };
-  std::unordered_map<SourcesKey, long, SourcesHash> sorted_of_;
+  FlatKeyMap sorted_of_;
   long sorted_used_ = 0, prefix_used_ = 0;          // this call's, in doubles
   long sorted_peak_ = 0, prefix_peak_ = 0, tabs_peak_ = 0;  // the most of any call
   // Page-locked staging for the uploads, filled from the front each call.
