@@ -377,9 +377,9 @@ if p is not None and p.returncode == 0:
           doc["config"]["br"]["tree"]["tolerance"] == 1e-6, str(doc["config"]["br"]))
     check("tree config: the dual traversal by default", doc["config"]["br"]["tree"]["traversal"] == "dual",
           str(doc["config"]["br"]))
-    check("tree config: TOL 1e-6's edge margin", doc["config"]["br"]["tree"]["edge_margin"] == 1.1,
+    check("tree config: TOL 1e-6's edge margin", doc["config"]["br"]["tree"]["edge_margin"] == 1.0,
           str(doc["config"]["br"]))
-    check("tree banner: the edge margin", "edge terms on (margin 1.1)" in p.stdout, p.stdout[:900])
+    check("tree banner: the edge margin", "edge terms on (margin 1)" in p.stdout, p.stdout[:900])
     check("tree summary", "BR check" in p.stdout and "tree solver" in p.stdout, p.stdout[-600:])
     check("tree banner: the periodic images", "3x3 images centred on the nearest" in p.stdout, p.stdout[:900])
 for f in os.listdir(tmp):

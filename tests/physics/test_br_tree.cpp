@@ -629,7 +629,7 @@ TEST(TreeBR, EdgeTermsAgreeWithSplittingTheEdge) {
   }
 }
 
-// The edge terms' margin (--tree-edge-margin; the table's 1.1 from TOL 1e-6 up, 1.5 below) on
+// The edge terms' margin (--tree-edge-margin; the table's 1.0 from TOL 1e-6 up, 1.5 below) on
 // the tolerance test's periodic cosine at TOL 1e-6, both traversals: a smaller margin takes
 // coarser clusters through cheaper sets, so the edge terms' proxy pairs fall (over all ranks),
 // while the error stays at least 10 below TOL; at the table's margin every LET strategy gives the

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -35,10 +36,12 @@ TreeParameters tree_parameters(double tolerance, bool dual) {
   // degrees more at 1e-9.
   // The dual's θ 0.45 at 1e-3: 25 % fewer pairs than 0.4, at least 20 below TOL from 48² to 1024²
   // periodic and free on 1–4 ranks ("The LET and the dual traversal"; 0.5 left 6 at 48²).
-  // The edge terms' margin 1.1 from 1e-6 up (1.5 below, where it was needed at 48² on 3 ranks):
-  // 33–40 % fewer edge pairs, errors within 1.1× of 1.5's from 256² to 2048² and 1.5–3× at 48²,
-  // at least 14 below TOL from 48² to 2048² on 1–4 ranks (docs/tree.md "The edge terms' margin").
-  constexpr double m = 1.1;
+  // The edge terms' margin 1.0 (the plain rule) from 1e-6 up (1.5 below, where it was needed at
+  // 48² on 3 ranks): 40 % fewer edge pairs than 1.5, errors within 1.2× of 1.5's from 256² to
+  // 2048² and up to 4.6× at 48², at least 13 below TOL from 48² to 2048² on 1–4 ranks (docs/tree.md
+  // "The edge terms' margin"; 1.1 until 2026-12-02, fourth session: 3–8 % slower at 1024² on one
+  // H200).
+  constexpr double m = 1.0;
   if (tolerance >= 1e-3) return dual ? TreeParameters{0.45, 4, m} : TreeParameters{0.35, 4, m};
   if (tolerance >= 1e-6) return dual ? TreeParameters{0.4, 8, m} : TreeParameters{0.35, 8, m};
   return {0.4, dual ? 12 : 16};
@@ -60,6 +63,31 @@ namespace {
 exec::Space migration_space(exec::Space space) {
   if (space == exec::Space::Host) return space;
   return tree_device_build() && tree_device_migration() ? space : exec::Space::Host;
+}
+
+// BEATNIK_TREE_MARKS=1 (measurement only): the host's timeline of each call, wall-clock marks
+// in ms from the call's start, printed to stderr when the call ends (main thread only).
+struct Marks {
+  bool on = env::integer("BEATNIK_TREE_MARKS", 0, 1).value_or(0) == 1;
+  double t0 = 0.0;
+  std::string line;
+  void start() {
+    if (on) t0 = wall_seconds(), line.clear();
+  }
+  void operator()(const char* what, int k = -1) {
+    if (!on) return;
+    char b[64];
+    if (k >= 0) std::snprintf(b, sizeof b, " %s%d=%.2f", what, k, 1e3 * (wall_seconds() - t0));
+    else std::snprintf(b, sizeof b, " %s=%.2f", what, 1e3 * (wall_seconds() - t0));
+    line += b;
+  }
+  void print() {
+    if (on) std::fprintf(stderr, "tree marks:%s\n", line.c_str());
+  }
+};
+Marks& marks() {
+  static Marks m;
+  return m;
 }
 }  // namespace
 
@@ -145,6 +173,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
   load_ = TreeLoad{};
   load_.surface = n_;
   low0_ = false;
+  marks().start();
   {
     Timers::Scope t(timers_, "br.tree.to_spatial");
     local_ = false;
@@ -190,15 +219,18 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     Timers::Scope t(timers_, "br.tree.build");
     build();
   }
+  marks()("built");
   {
     Timers::Scope t(timers_, "br.tree.upward");
     upward();
   }
+  marks()("upward");
   {
     Timers::Scope t(timers_, "br.tree.let");
     exchange_let();
     if (size_ > 1) upward_finish();  // (in exchange_let already when the LET is gathered on the device)
   }
+  marks()("let");
   {
     Timers::Scope t(timers_, "br.tree.low");
     low_.resize(sources_.size());
@@ -206,6 +238,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     else if (device_) low_device();
     else for (int k = 0; k < static_cast<int>(sources_.size()); ++k) low_sets(k);
   }
+  marks()("low");
   {
     Timers::Scope t(timers_, "br.tree.compute");
     if (device_ && computes(gate_)) {  // a skeleton's stand-ins are the host phases'
@@ -234,10 +267,13 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
       down();
     }
   }
+  marks()("computed");
   {
     Timers::Scope t(timers_, "br.tree.to_surface");
     to_surface(out);
   }
+  marks()("end");
+  marks().print();
   loads_.push_back(load_);
   ++totals_.calls;
   totals_.direct_pairs += load_.direct_pairs;
@@ -305,8 +341,9 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
   std::vector<int> deg(3 * size_t(nc)), grid(nc);
   // The degrees over every thread (a few logarithms per side: most of the layout's time), the
   // offsets in cluster order. BEATNIK_TREE_OVERLAP=0: one thread, as before (the A/B).
+  const double log_theta = theta > 0.0 && theta < 1.0 ? std::log(theta) : 0.0;
 #pragma omp parallel for schedule(static) if (tree_overlap())
-  for (int c = 0; c < nc; ++c) grid[c] = grid_degrees(cl[c], p, theta, &deg[3 * size_t(c)]);
+  for (int c = 0; c < nc; ++c) grid[c] = grid_degrees(cl[c], p, theta, log_theta, &deg[3 * size_t(c)]);
   for (int c = 0; c < nc; ++c) {
     const int m = grid[c];
     if (theta > 0.0 && cl[c].count() > m) {
@@ -411,6 +448,7 @@ void TreeBRSolver::upward() {
   const auto& cl = t.clusters;
   const int nc = static_cast<int>(cl.size());
   const std::vector<int> deg = layout_proxies(t, settings_.tree_degree, settings_.tree_theta);
+  marks()("uplayout");
   if (!computes(gate_)) return gate_->stand_in("br.tree.upward");  // the LET needs only the layout
   if (upward_dev_) {  // -x cuda: the same sums on the device, depth by depth (tree_upward.hpp)
     // The proxies stay on the device (the far pool copies them there); only a LET packed on the
@@ -464,6 +502,7 @@ void TreeBRSolver::low_device() {
   const double theta = settings_.tree_theta;
   TreeSumsDevice::Arrays near, far;
   if (size_ > 1) upward_finish();  // (several ranks: in exchange_let already; one rank: after the sums)
+  marks()("lowstart");
   const double t0 = wall_seconds();
   for (int s = low0_ ? 1 : 0; s < nt; ++s) tree::low_layout(sources_[s], p, theta, low_[s]);
   low0_ = false;
@@ -473,8 +512,10 @@ void TreeBRSolver::low_device() {
     far.emplace_back(sources_[s].proxies.data(), static_cast<long>(sources_[s].proxies.size()));
   }
   for (const LowSets& l : low_) far.emplace_back(l.pts.data(), static_cast<long>(l.pts.size()));
+  marks()("lowlayout");
   const double t = wall_seconds();
   device_->pools(near, far);
+  marks()("pools");
   device_->fill(false, 0, upward_dev_->device_sources());
   device_->fill(true, 0, upward_dev_->device_proxies());
   // The LET parts from the blocks as received (device to device from the NCCL receive buffer,
@@ -491,6 +532,7 @@ void TreeBRSolver::low_device() {
   // Several ranks keep the fence: the LET parts' copies come from the exchange's buffers.)
   if (!overlap_ || size_ > 1) exec::fence(space_);
   const double copy_s = wall_seconds() - t;
+  marks()("fills");
   std::vector<TreeLowPass::Tree> trees;
   for (int s = 0; s < nt; ++s)
     trees.push_back({&sources_[s], &low_[s], device_->base(false, s), device_->base(true, s), device_->base(true, nt + s)});
@@ -1112,6 +1154,7 @@ void TreeBRSolver::compute_device() {
     const double t0 = wall_seconds();
     dual_device_begin(cut, parts);
     list_s += wall_seconds() - t0;
+    marks()("top");
     if (dual_dev) {
       const double t1 = wall_seconds();
       dual_leaves_begin();
@@ -1122,6 +1165,7 @@ void TreeBRSolver::compute_device() {
     const double t1 = wall_seconds();
     cc_device(dual_top_);
     cc_s += wall_seconds() - t1;
+    marks()("topcc");
     int bb = 0;
     for (size_t k = 0; k < parts.size(); ++k) {
       if (run_parts.size() == run_end.size()) run_parts.push_back(k);
@@ -1184,6 +1228,7 @@ void TreeBRSolver::compute_device() {
     if (dual) dual_device_run(parts, run_parts[r], run_parts[r + 1]);
     else lists(b0, b1);
     dual_collect_ = false;
+    marks()("L", static_cast<int>(r));
     if (dual_dev) {
       const double t1 = wall_seconds();
       dual_leaves_queue(static_cast<int>(r), b0, b1, batch);
@@ -1198,6 +1243,7 @@ void TreeBRSolver::compute_device() {
       }
       list_s += wall_seconds() - t0;
       device_->launch(b0, b1, batch, dev_near_, dev_far_);
+      marks()("S", static_cast<int>(r));
     }
     if (dual) {  // this run's target clusters' grids
       const double t1 = wall_seconds();
@@ -1208,6 +1254,7 @@ void TreeBRSolver::compute_device() {
     }
     if (!dual_dev) edge_step(b1);
     else if (r > 0) leaves_finish(r - 1);
+    marks()("E", static_cast<int>(r));
   }
   if (dual_dev && !run_end.empty()) leaves_finish(run_end.size() - 1);
   double edge_join_s = 0.0;
@@ -1226,6 +1273,7 @@ void TreeBRSolver::compute_device() {
     else edges_device();
     edge_s = wall_seconds() - edge_t0;
   }
+  marks()("loop");
   double down_s = 0.0;
   if (dual) {  // the downward pass, run by finish() after the edge terms
     const double t = wall_seconds();

@@ -15,10 +15,11 @@ namespace {
 // Interpolation degree along a side of width w of a box whose longest side is wmax: p on the
 // longest side, fewer on a thin side, so that (w/R)^{p_d} ≈ (wmax/R)^p at R = wmax/θ; 0 (one
 // point) on a flat side.
-int side_degree(int p, double theta, double w, double wmax) {
+// log_theta: std::log(theta), formed once by the caller (the same double, so the same degrees).
+int side_degree(int p, double theta, double log_theta, double w, double wmax) {
   if (!(w > 0.0) || !(wmax > 0.0)) return 0;
   if (w >= wmax || !(theta > 0.0 && theta < 1.0)) return p;
-  const double ratio = std::log(theta) / std::log(theta * w / wmax);
+  const double ratio = log_theta / std::log(theta * w / wmax);
   return std::clamp(static_cast<int>(std::ceil(p * ratio)), 0, p);
 }
 
@@ -114,11 +115,15 @@ void add_block(const double* la, int na, const double* h, long width, long nk, d
 // Degrees per side of cluster C's proxy grid for degree p valid to ratio theta; returns the
 // number of proxies.
 int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
+  return grid_degrees(C, p, theta, theta > 0.0 && theta < 1.0 ? std::log(theta) : 0.0, dg);
+}
+
+int grid_degrees(const search::Cluster& C, int p, double theta, double log_theta, int* dg) {
   double wmax = 0.0;
   for (int d = 0; d < 3; ++d) wmax = std::max(wmax, C.hi[d] - C.lo[d]);
   int m = 1;
   for (int d = 0; d < 3; ++d) {
-    dg[d] = side_degree(p, theta, C.hi[d] - C.lo[d], wmax);
+    dg[d] = side_degree(p, theta, log_theta, C.hi[d] - C.lo[d], wmax);
     m *= dg[d] + 1;
   }
   return m;

@@ -2,6 +2,7 @@
 #include "beatnik/model/tree_low.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "beatnik/base/env.hpp"
@@ -16,9 +17,17 @@ namespace beatnik::model::tree {
 void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
   const auto& cl = t.clusters;
   const int nc = static_cast<int>(cl.size());
-  std::vector<double> th(std::max(p, 1), 0.0);
+  std::vector<double> th(std::max(p, 1), 0.0), lth(std::max(p, 1), 0.0);  // θ^{p/d} and its log
   for (int d = p - 1; d >= 1; --d) th[d] = std::pow(theta, double(p) / d);
+  for (int d = p - 1; d >= 1; --d) lth[d] = th[d] > 0.0 && th[d] < 1.0 ? std::log(th[d]) : 0.0;
   std::vector<unsigned> chosen(nc, 0u);  // bit d: the set of degree d (p ≤ kTreeMaxDegree < 32)
+  // The side degrees of the first pass, read back by the second for the chosen sets (per
+  // cluster, by degree): each costs logarithms, most of the layout's time. Kept from call to
+  // call (the second pass reads only what the first wrote).
+  const int P = std::max(p, 1);
+  thread_local std::vector<std::array<int, 3>> dgs;
+  if (dgs.size() < size_t(nc) * P) dgs.resize(size_t(nc) * P);
+  std::array<int, 3>* const D = dgs.data();  // (the calling thread's: the loops' threads have their own dgs)
   // BEATNIK_TREE_LOW_RATIO (percent; measurement knob): the most a set may have of the previous.
   static const long ratio = env::integer("BEATNIK_TREE_LOW_RATIO", 10, 100).value_or(75);
   l.first.assign(nc + 1, 0);
@@ -29,8 +38,8 @@ void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
     long budget = prox ? t.proxy_count[c] : cl[c].count();
     int n = 0;
     for (int d = p - 1; d >= 1; --d) {
-      int dg[3];
-      const int m = grid_degrees(cl[c], d, th[d], dg);
+      int* dg = D[size_t(c) * P + d].data();
+      const int m = grid_degrees(cl[c], d, th[d], lth[d], dg);
       if (100L * m > ratio * budget) continue;
       chosen[c] |= 1u << d;
       budget = m;
@@ -49,7 +58,9 @@ void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
     int k = l.first[c];
     for (int d = p - 1; d >= 1; --d)
       if (chosen[c] >> d & 1u) {
-        l.count[k] = grid_degrees(cl[c], d, th[d], &l.degrees[3 * size_t(k)]);
+        const std::array<int, 3>& dg = D[size_t(c) * P + d];
+        std::copy(dg.begin(), dg.end(), &l.degrees[3 * size_t(k)]);
+        l.count[k] = (dg[0] + 1) * (dg[1] + 1) * (dg[2] + 1);
         l.theta[k] = th[d];
         ++k;
       }
