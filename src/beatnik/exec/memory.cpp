@@ -77,6 +77,16 @@ int device_count() {
 #endif
 }
 
+int current_device() {
+#if defined(BEATNIK_WITH_CUDA)
+  int id = -1;
+  if (cudaGetDevice(&id) != cudaSuccess) return -1;
+  return id;
+#else
+  return -1;
+#endif
+}
+
 void set_device(int id) {
 #if defined(BEATNIK_WITH_CUDA)
   cuda_check(cudaSetDevice(id), "cudaSetDevice");

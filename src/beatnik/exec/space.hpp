@@ -18,6 +18,10 @@ int device_count();
 // Select the GPU this process uses.
 void set_device(int id);
 
+// The GPU the calling thread uses (−1 without the CUDA backend or on error). A thread of the
+// process's own starts on GPU 0: a worker thread that launches work sets this one first.
+int current_device();
+
 // GPU of a rank: `override_id` if >= 0, else the environment variable BEATNIK_GPU_ID if set,
 // else, with ranks_per_gpu K > 0, GPU node_local_rank / K (K consecutive node-local ranks share
 // one GPU), else node_local_rank modulo the visible GPUs. Selects it and returns its id. Throws

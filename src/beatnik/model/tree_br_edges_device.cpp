@@ -20,6 +20,7 @@
 #include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
 #include "beatnik/base/timers.hpp"
+#include "beatnik/exec/space.hpp"
 #include "beatnik/model/tree_br_solver.hpp"
 
 namespace beatnik::model {
@@ -73,8 +74,12 @@ int TreeBRSolver::edge_pipe_runs() const {
 HostWorker* TreeBRSolver::edge_worker() {
   static const long threads = env::integer("BEATNIK_TREE_EDGE_WORKER", 0, 256).value_or(0);
   if (threads == 0) return nullptr;
+  // The worker queues device work: on this rank's GPU (a new thread starts on GPU 0).
   if (!edge_worker_)
-    edge_worker_ = std::make_unique<HostWorker>([n = static_cast<int>(threads)] { omp_set_num_threads(n); });
+    edge_worker_ = std::make_unique<HostWorker>([n = static_cast<int>(threads), dev = exec::current_device()] {
+      omp_set_num_threads(n);
+      if (dev >= 0) exec::set_device(dev);
+    });
   return edge_worker_.get();
 }
 

@@ -1198,8 +1198,13 @@ void TreeBRSolver::compute_device() {
     }
   } join{worker};
   // The edge stage's piece every `pipe` runs, once the batches up to b1 have their edge terms.
-  auto edge_step = [&](int b1) {
-    if (pipe > 0 && (++runs % pipe == 0 || b1 == nb)) {
+  // The last run's piece alone (a piece also ends before it), so that less edge work is left
+  // after the last lists: the same tables and bits; at 1024² on one H200 103.5 against 106.4 ms a
+  // call (medians of four interleaved rounds, docs/tree.md "The host's path to the first sums,
+  // the last edge piece"). BEATNIK_TREE_EDGE_LAST=0: the pieces every `pipe` runs to the end.
+  static const bool last_alone = env::integer("BEATNIK_TREE_EDGE_LAST", 0, 1).value_or(1) == 1;
+  auto edge_step = [&](int b1, bool before_last = false) {
+    if (pipe > 0 && (++runs % pipe == 0 || b1 == nb || (last_alone && before_last))) {
       const int b0 = edge_b0;
       edge_b0 = b1;
       auto piece = [this, b0, b1, &edge_keys_s, &edge_s] {
@@ -1252,7 +1257,7 @@ void TreeBRSolver::compute_device() {
       cc_device(clusters);
       cc_s += wall_seconds() - t1;
     }
-    if (!dual_dev) edge_step(b1);
+    if (!dual_dev) edge_step(b1, r + 2 == run_end.size());
     else if (r > 0) leaves_finish(r - 1);
     marks()("E", static_cast<int>(r));
   }
