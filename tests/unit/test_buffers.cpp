@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 
 #include "beatnik/base/error.hpp"
 #include "beatnik/comm/transport.hpp"
@@ -61,4 +62,21 @@ TEST(RanksPerGpu, KConsecutiveNodeLocalRanksShareAGpu) {
   // More ranks on the node than K per GPU can hold: refused on every rank alike.
   for (int r = 0; r < n + 1; ++r) EXPECT_THROW(exec::bind_device(r, -1, 1, n + 1), NotAvailable);
   exec::bind_device(0, -1);
+}
+
+// current_device() names the calling thread's GPU (what a worker thread must select before it
+// queues device work: a new thread starts on GPU 0); −1 without one.
+TEST(RanksPerGpu, CurrentDeviceIsTheThreadsSelection) {
+  if (exec::device_count() == 0) {
+    EXPECT_EQ(exec::current_device(), -1);
+    return;
+  }
+  const int last = exec::device_count() - 1;
+  exec::set_device(last);
+  EXPECT_EQ(exec::current_device(), last);
+  int other = -2;
+  std::thread([&] { other = exec::current_device(); }).join();
+  EXPECT_EQ(other, 0);  // a new thread's own selection
+  exec::set_device(0);
+  EXPECT_EQ(exec::current_device(), 0);
 }
