@@ -341,7 +341,7 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta) {
   std::vector<int> deg(3 * size_t(nc)), grid(nc);
   // The degrees over every thread (a few logarithms per side: most of the layout's time), the
   // offsets in cluster order. BEATNIK_TREE_OVERLAP=0: one thread, as before (the A/B).
-  const double log_theta = theta > 0.0 && theta < 1.0 ? std::log(theta) : 0.0;
+  const double log_theta = tree::grid_log_theta(theta);
 #pragma omp parallel for schedule(static) if (tree_overlap())
   for (int c = 0; c < nc; ++c) grid[c] = grid_degrees(cl[c], p, theta, log_theta, &deg[3 * size_t(c)]);
   for (int c = 0; c < nc; ++c) {

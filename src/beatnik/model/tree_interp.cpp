@@ -15,7 +15,7 @@ namespace {
 // Interpolation degree along a side of width w of a box whose longest side is wmax: p on the
 // longest side, fewer on a thin side, so that (w/R)^{p_d} ≈ (wmax/R)^p at R = wmax/θ; 0 (one
 // point) on a flat side.
-// log_theta: std::log(theta), formed once by the caller (the same double, so the same degrees).
+// log_theta: grid_log_theta(theta), formed once by the caller (the same double, so the same degrees).
 int side_degree(int p, double theta, double log_theta, double w, double wmax) {
   if (!(w > 0.0) || !(wmax > 0.0)) return 0;
   if (w >= wmax || !(theta > 0.0 && theta < 1.0)) return p;
@@ -114,8 +114,10 @@ void add_block(const double* la, int na, const double* h, long width, long nk, d
 
 // Degrees per side of cluster C's proxy grid for degree p valid to ratio theta; returns the
 // number of proxies.
+double grid_log_theta(double theta) { return theta > 0.0 && theta < 1.0 ? std::log(theta) : 0.0; }
+
 int grid_degrees(const search::Cluster& C, int p, double theta, int* dg) {
-  return grid_degrees(C, p, theta, theta > 0.0 && theta < 1.0 ? std::log(theta) : 0.0, dg);
+  return grid_degrees(C, p, theta, grid_log_theta(theta), dg);
 }
 
 int grid_degrees(const search::Cluster& C, int p, double theta, double log_theta, int* dg) {

@@ -11,8 +11,10 @@ inline constexpr int kTreeMaxDegree = 24;
 // Degrees per side of C's proxy grid for degree p valid to ratio theta (p on the longest side,
 // fewer on a thin side, 0 on a flat one); returns the number of proxies Π(dg + 1).
 int grid_degrees(const search::Cluster& C, int p, double theta, int* dg);
-// The same with log_theta = std::log(theta) formed by the caller (loops over many clusters).
+// The same with log_theta = grid_log_theta(theta) formed by the caller (loops over many clusters).
 int grid_degrees(const search::Cluster& C, int p, double theta, double log_theta, int* dg);
+// The log θ grid_degrees reads (only where 0 < θ < 1; 0 otherwise, unread).
+double grid_log_theta(double theta);
 
 // The m = Π(dg+1) proxy sources of C's grid at px ([x|y|z|qx|qy|qz], m each) from the point
 // sources [k0, k1) of src (SoA, `stride` entries each).

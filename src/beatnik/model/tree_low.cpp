@@ -19,7 +19,7 @@ void low_layout(const SourceTree& t, int p, double theta, LowSets& l) {
   const int nc = static_cast<int>(cl.size());
   std::vector<double> th(std::max(p, 1), 0.0), lth(std::max(p, 1), 0.0);  // θ^{p/d} and its log
   for (int d = p - 1; d >= 1; --d) th[d] = std::pow(theta, double(p) / d);
-  for (int d = p - 1; d >= 1; --d) lth[d] = th[d] > 0.0 && th[d] < 1.0 ? std::log(th[d]) : 0.0;
+  for (int d = p - 1; d >= 1; --d) lth[d] = grid_log_theta(th[d]);
   std::vector<unsigned> chosen(nc, 0u);  // bit d: the set of degree d (p ≤ kTreeMaxDegree < 32)
   // The side degrees of the first pass, read back by the second for the chosen sets (per
   // cluster, by degree): each costs logarithms, most of the layout's time. Kept from call to
