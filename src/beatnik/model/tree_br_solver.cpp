@@ -91,6 +91,8 @@ Marks& marks() {
 }
 }  // namespace
 
+void tree_mark(const char* what) { marks()(what); }
+
 TreeBRSolver::TreeBRSolver(const mesh::SurfaceMesh& mesh, exec::Space space, const BRSettings& settings,
                            double epsilon, comm::CommStats* stats, Timers* timers, const ComputeGate* gate)
     : mesh_(mesh),
@@ -688,7 +690,9 @@ void TreeBRSolver::balls() {
   for (size_t s = 0; s < sources_.size(); ++s) {
     const auto& cl = sources_[s].clusters;
     balls_[s].resize(cl.size());
-    for (size_t c = 0; c < cl.size(); ++c) balls_[s][c] = tree::ball(cl[c]);
+    const long n = static_cast<long>(cl.size());
+#pragma omp parallel for schedule(static)
+    for (long c = 0; c < n; ++c) balls_[s][c] = tree::ball(cl[c]);
   }
   box_balls_.resize(boxes_.size());
   for (size_t k = 0; k < boxes_.size(); ++k) box_balls_[k] = tree::ball(boxes_[k]);
@@ -1111,6 +1115,7 @@ void TreeBRSolver::compute_device() {
   // The pools were placed and filled with the lower-degree sets (low_device); the targets are
   // this tree's sources' first three components, already in the near pool.
   device_->begin(device_->pool(false) + device_->base(false, 0), T.n, rules_.images, eps_, true);
+  marks()("sumsbegin");
   // Enough runs that the device's share of the last one is short, few enough that each fills the GPU.
   // BEATNIK_TREE_RUNS sets their number for measurements (default 16).
   static const int wanted_runs = int(env::integer("BEATNIK_TREE_RUNS", 1, 1 << 20).value_or(16));
@@ -1136,6 +1141,7 @@ void TreeBRSolver::compute_device() {
     edge_pipe_begin();
     edge_s += wall_seconds() - t;
   }
+  marks()("pipebegin");
   // The dual traversal (tree_br_dual.cpp): the target tree's top levels first (their cluster–
   // cluster terms summed at once on the device), then its subtrees of at most `run` batches,
   // grouped into runs: each run's lists, then its batches' sums and its clusters' grid sums

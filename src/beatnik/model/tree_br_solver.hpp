@@ -111,6 +111,9 @@ std::vector<int> layout_proxies(tree::SourceTree& t, int p, double theta);
 // A/B). On one rank the device build's particles then stay on the device: no migration (the dry
 // run plans none).
 bool tree_device_build();
+// BEATNIK_TREE_MARKS=1 (measurement only): a mark in the host's timeline of the call, from the
+// solver's other files (tree_br_solver.cpp).
+void tree_mark(const char* what);
 // -x cuda with the device build: the migration there and back runs on the device (model/
 // br_migrate.hpp: the cuts, keys, sort and records in device memory, the records over the run's
 // transport; the velocities from the sums' device arrays into the field) unless the environment
