@@ -47,6 +47,15 @@ BEATNIK_HOST_DEVICE inline double node(double lo, double hi, int n, int j, const
 // Rows of the basis table per dimension: the grid's points, or one per point source.
 BEATNIK_HOST_DEVICE inline int rows(const TreeLowPass::Set& q, int d) { return q.grid ? q.P[d] + 1 : q.n; }
 
+// The separable steps' items of a set (0 for point sources): (P0+1)(P1+1)(D2+1), then
+// (P0+1)(D1+1)(D2+1).
+BEATNIK_HOST_DEVICE inline long step1_items(const TreeLowPass::Set& q) {
+  return q.grid ? long(q.P[0] + 1) * (q.P[1] + 1) * (q.D[2] + 1) : 0;
+}
+BEATNIK_HOST_DEVICE inline long step2_items(const TreeLowPass::Set& q) {
+  return q.grid ? long(q.P[0] + 1) * (q.D[1] + 1) * (q.D[2] + 1) : 0;
+}
+
 // L_j(x) of the degree-n points on [lo, hi] for every j ≤ n at once, written to out[0..n]:
 // tree::lagrange's formula and order (the exact-node test, then w_i / (x − x_i) summed in i
 // order into the denominator, each term divided by it).
@@ -67,7 +76,8 @@ BEATNIK_HOST_DEVICE inline void basis_row(double x, double lo, double hi, int n,
 
 }  // namespace
 
-TreeLowPass::TreeLowPass(exec::Space space) : space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0) {}
+TreeLowPass::TreeLowPass(exec::Space space)
+    : space_(space), sets_(space, 0), cos_(space, 0), table_(space, 0), step1_(space, 0), step2_(space, 0) {}
 
 void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const double* near, double* far,
                       bool wait) {
@@ -176,45 +186,55 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   }
   // Per position: each set's first item, first basis row and table offset, running sums over
   // the position's sets (per piece in parallel, then the pieces' totals added).
-  std::vector<long> nrows(npos);  // per position: basis rows
-  long table = 0;                 // the largest position's table, doubles
+  std::vector<long> nrows(npos), nstep1(npos), nstep2(npos);  // per position: basis rows, steps' items
+  long table = 0, step1 = 0, step2 = 0;  // the largest position's table and steps, doubles
   for (int j = 0; j < npos; ++j) {
     const long n = level[j + 1] - level[j];
     Set* L = host + level[j];
     const int np = static_cast<int>(std::min<long>(std::max<long>(n / 64, 1), 4L * exec::host_threads()));
-    std::vector<std::array<long, 3>> sum(np + 1, {0, 0, 0});  // items, rows, table per piece
+    std::vector<std::array<long, 5>> sum(np + 1, {0, 0, 0, 0, 0});  // items, rows, table, steps' items per piece
 #pragma omp parallel for schedule(static) if (par)
     for (int q = 0; q < np; ++q) {
-      long item = 0, row = 0, tab = 0;
+      std::array<long, 5> c{0, 0, 0, 0, 0};
       for (long i = n * q / np; i < n * (q + 1) / np; ++i) {
         const Set& x = L[i];
-        item += x.m;
+        c[0] += x.m;
         for (int d = 0; d < 3; ++d) {
-          row += rows(x, d);
-          tab += long(rows(x, d)) * (x.D[d] + 1);
+          c[1] += rows(x, d);
+          c[2] += long(rows(x, d)) * (x.D[d] + 1);
         }
+        c[3] += step1_items(x);
+        c[4] += step2_items(x);
       }
-      sum[q + 1] = {item, row, tab};
+      sum[q + 1] = c;
     }
     for (int q = 0; q < np; ++q)
-      for (int e = 0; e < 3; ++e) sum[q + 1][e] += sum[q][e];
+      for (int e = 0; e < 5; ++e) sum[q + 1][e] += sum[q][e];
 #pragma omp parallel for schedule(static) if (par)
     for (int q = 0; q < np; ++q) {
-      long item = sum[q][0], row = sum[q][1], tab = sum[q][2];
+      std::array<long, 5> c = sum[q];
       for (long i = n * q / np; i < n * (q + 1) / np; ++i) {
         Set& x = L[i];
-        x.item = item;
-        item += x.m;
-        x.item_a = row;
-        x.tab = tab;
+        x.item = c[0];
+        x.item_a = c[1];
+        x.tab = c[2];
+        x.item1 = c[3];
+        x.item2 = c[4];
+        c[0] += x.m;
         for (int d = 0; d < 3; ++d) {
-          row += rows(x, d);
-          tab += long(rows(x, d)) * (x.D[d] + 1);
+          c[1] += rows(x, d);
+          c[2] += long(rows(x, d)) * (x.D[d] + 1);
         }
+        c[3] += step1_items(x);
+        c[4] += step2_items(x);
       }
     }
     nrows[j] = sum[np][1];
     table = std::max(table, sum[np][2]);
+    nstep1[j] = sum[np][3];
+    nstep2[j] = sum[np][4];
+    step1 = std::max(step1, 3 * nstep1[j]);
+    step2 = std::max(step2, 3 * nstep2[j]);
   }
   const double ts = wall_seconds();
   setup_s = ts - t;
@@ -238,6 +258,8 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   }
   const double* C = cos_.data();
   exec::grow(table_, S, std::max(table, 1L));  // (before the events: a larger table waits for the device)
+  exec::grow(step1_, S, std::max(step1, 1L));
+  exec::grow(step2_, S, std::max(step2, 1L));
   if (wait) {
     exec::fence(S);
   } else {
@@ -248,6 +270,8 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
   const double t1 = wall_seconds();
   upload_s = t1 - t;
   double* tab = table_.data();
+  double* s1 = step1_.data();
+  double* s2 = step2_.data();
   for (int j = 0; j < npos; ++j) {
     const int n = static_cast<int>(level[j + 1] - level[j]);
     const Set* L = SS + level[j];
@@ -268,8 +292,52 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       const double x = q.grid ? node(q.lo[d], q.hi[d], q.P[d], r, C) : src[d * q.stride + r];
       basis_row(x, q.lo[d], q.hi[d], q.D[d], C, tab + off + long(r) * (q.D[d] + 1));
     });
-    // (b) An item per output proxy: its point and its strengths, the same products and sums
-    // in the same order as before the tables (bitwise).
+    // (b1) Grid sources, the first step: q̂ contracted over e against the set's e' basis, per
+    // (a, b, e'). The basis rows of dimension d start after those of the dimensions before.
+    if (nstep1[j] > 0)
+      exec::parallel_for(S, nstep1[j], [=] BEATNIK_HOST_DEVICE(long i) {
+        const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item1)];
+        const int p1 = q.P[1] + 1, p2 = q.P[2] + 1, w2 = q.D[2] + 1;
+        const long cnt = step1_items(q);
+        const int idx = static_cast<int>(i - q.item1), a = idx / (p1 * w2), b = (idx / w2) % p1, e2 = idx % w2;
+        const double* T2 = tab + q.tab + long(rows(q, 0)) * (q.D[0] + 1) + long(rows(q, 1)) * (q.D[1] + 1) + e2;
+        const double* src = (q.in_near ? near : far) + q.src + (long(a) * p1 + b) * p2;
+        const long st = q.stride;
+        double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+        for (int e = 0; e < p2; ++e) {
+          const double f = T2[e * w2];
+          v0 += f * src[3 * st + e];
+          v1 += f * src[4 * st + e];
+          v2 += f * src[5 * st + e];
+        }
+        double* o = s1 + 3 * q.item1 + idx;
+        o[0] = v0;
+        o[cnt] = v1;
+        o[2 * cnt] = v2;
+      });
+    // (b2) The second step: over b against the set's b' basis, per (a, b', e').
+    if (nstep2[j] > 0)
+      exec::parallel_for(S, nstep2[j], [=] BEATNIK_HOST_DEVICE(long i) {
+        const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item2)];
+        const int p1 = q.P[1] + 1, w1 = q.D[1] + 1, w2 = q.D[2] + 1;
+        const long cnt1 = step1_items(q), cnt = step2_items(q);
+        const int idx = static_cast<int>(i - q.item2), a = idx / (w1 * w2), b2 = (idx / w2) % w1, e2 = idx % w2;
+        const double* T1 = tab + q.tab + long(rows(q, 0)) * (q.D[0] + 1) + b2;
+        const double* in = s1 + 3 * q.item1 + long(a) * p1 * w2 + e2;
+        double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+        for (int b = 0; b < p1; ++b) {
+          const double f = T1[b * w1];
+          v0 += f * in[b * w2];
+          v1 += f * in[cnt1 + b * w2];
+          v2 += f * in[2 * cnt1 + b * w2];
+        }
+        double* o = s2 + 3 * q.item2 + idx;
+        o[0] = v0;
+        o[cnt] = v1;
+        o[2 * cnt] = v2;
+      });
+    // (b) An item per output proxy: its point and its strengths (grid sources: the last step,
+    // over a; point sources: the triple product summed in source order, as the host).
     const Set& last = host[level[j] + n - 1];
     exec::parallel_for(S, last.item + last.m, [=] BEATNIK_HOST_DEVICE(long i) {
       const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item)];
@@ -285,18 +353,14 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       const double* T2 = T1 - ix[1] + long(rows(q, 1)) * w1 + ix[2];
       double v0 = 0.0, v1 = 0.0, v2 = 0.0;
       if (q.grid) {
-        const int p1 = q.P[1] + 1, p2 = q.P[2] + 1;
-        for (int a = 0; a <= q.P[0]; ++a)
-          for (int b = 0; b < p1; ++b) {
-            const double rab = T0[a * w0] * T1[b * w1];
-            for (int e = 0; e < p2; ++e) {
-              const double f = rab * T2[e * w2];
-              const long k = (long(a) * p1 + b) * p2 + e;
-              v0 += f * src[3 * st + k];
-              v1 += f * src[4 * st + k];
-              v2 += f * src[5 * st + k];
-            }
-          }
+        const long cnt2 = step2_items(q), plane = long(w1) * w2;
+        const double* in = s2 + 3 * q.item2 + long(ix[1]) * w2 + ix[2];
+        for (int a = 0; a <= q.P[0]; ++a) {
+          const double f = T0[a * w0];
+          v0 += f * in[a * plane];
+          v1 += f * in[cnt2 + a * plane];
+          v2 += f * in[2 * cnt2 + a * plane];
+        }
       } else {
         for (long k = 0; k < q.n; ++k) {
           const double f = T0[k * w0] * T1[k * w1] * T2[k * w2];

@@ -8,8 +8,11 @@
 // Set k of a cluster may be made from set k − 1 (tree::low_from), so the sets go by their
 // position in their cluster's chain, one pass per position over the sets of every cluster of
 // every tree, an item per output proxy: its point and its three strengths, either the
-// separable coarsening Σ M_a(a')·M_b(b')·M_e(e')·q̂(a'b'e') from a Chebyshev grid (M: the set's
-// 1-D Lagrange basis at the grid's points) or Σ_k L_a(x_k)L_b(y_k)L_e(z_k)·q_k over point sources
+// coarsening Σ M_a(a')·M_b(b')·M_e(e')·q̂(a'b'e') from a Chebyshev grid (M: the set's 1-D
+// Lagrange basis at the grid's points), contracted one dimension at a time (e', then b', then a':
+// (P+1)³(D+1) + … products a set instead of (P+1)³(D+1)³; the host's low_strengths sums the
+// triple product, so the two agree to round-off, not bitwise) or Σ_k L_a(x_k)L_b(y_k)L_e(z_k)·q_k
+// over point sources
 // (the cluster's sources, or its proxies when their grid does not fit), in source order.
 // The basis values come from tables made first in the same pass, a row per (set, dimension,
 // grid point or source) holding every L_j there: each value is computed once per set instead
@@ -58,6 +61,11 @@ class TreeLowPass {
     long stride;
     long item;            // its first item among its pass's (one per output proxy)
     long item_a;          // its first basis row among its pass's (tables: one per row)
+    // A grid source is coarsened one dimension at a time (separable): its first item among its
+    // pass's in the first step (q̂ contracted over e: (P0+1)(P1+1)(D2+1) items) and in the
+    // second (then over b: (P0+1)(D1+1)(D2+1)); 0 items for point sources. Each step's values
+    // (three strengths, the set's items apart) at 3·item1 / 3·item2 of its scratch.
+    long item1, item2;
     long tab;             // its basis tables' offset in the pass's table
     int n;                // point sources, or the source grid's proxies
     int m;                // proxies of the set
@@ -74,6 +82,7 @@ class TreeLowPass {
   exec::Buffer<Set> sets_;
   exec::Buffer<double> cos_;  // cos(π j / n), n, j ≤ kTreeMaxDegree: the host's Chebyshev points
   exec::Buffer<double> table_;  // one position's basis tables (grown, never shrunk)
+  exec::Buffer<double> step1_, step2_;  // one position's separable steps' values (grown, never shrunk)
   std::unique_ptr<DeviceClock> clock_;  // the passes' events (a run that does not wait)
   int ev0_ = 0, ev1_ = 0;
   bool pending_ = false;
