@@ -388,8 +388,14 @@ void TreeBRSolver::build() {
     tree::SourceTree& t = sources_[0];
     t.n = n;
     t.remote = false;
-    t.clusters = tree_.clusters();
-    t.full.assign(t.clusters.size(), 1);
+    {  // (in parallel into the storage kept from the last call: on the host's path to the upward pass)
+      const std::vector<search::Cluster>& from = tree_.clusters();
+      const long nc = static_cast<long>(from.size());
+      t.clusters.resize(from.size());
+      t.full.resize(from.size());
+#pragma omp parallel for schedule(static)
+      for (long c = 0; c < nc; ++c) t.clusters[c] = from[c], t.full[c] = 1;
+    }
     // The host copy of the particles in tree order: the LET's blocks packed on the host (several
     // ranks, unless let_on_device) and a skeleton's host phases read it; otherwise only its
     // address and length are (the sums' pools and the device pack read the device build's array).

@@ -273,12 +273,19 @@ void TreeBuildDevice::run(const double* pts, long n, int leaf, search::ClusterTr
     exec::copy(order_h_.data(), exec::Space::Host, idx_.data(), S, N);
   }
   exec::copy(box_h_.data(), exec::Space::Host, boxd_.data(), S, 6 * size_t(nc));
-  std::vector<search::Cluster> nodes = shape_;
-  for (int c = 0; c < nc; ++c)
+  // Into the tree's previous storage (a fresh vector's pages were faulted in every call) and in
+  // parallel: this is on the host's path to the upward pass, the GPU idle meanwhile.
+  std::vector<search::Cluster> nodes = tree.release_clusters();
+  nodes.resize(size_t(nc));
+  const double* bh = box_h_.data();
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < nc; ++c) {
+    nodes[c] = shape_[c];
     for (int d = 0; d < 3; ++d) {
-      nodes[c].lo[d] = box_h_[6 * size_t(c) + d];
-      nodes[c].hi[d] = box_h_[6 * size_t(c) + 3 + d];
+      nodes[c].lo[d] = bh[6 * size_t(c) + d];
+      nodes[c].hi[d] = bh[6 * size_t(c) + 3 + d];
     }
+  }
   std::vector<long> order(host_order ? N : 0);
   if (host_order) {
 #pragma omp parallel for

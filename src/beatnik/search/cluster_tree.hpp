@@ -34,6 +34,9 @@ class ClusterTree {
   static std::vector<Cluster> shape(long n, int leaf);
   // A tree built elsewhere: its clusters (shape's, with their boxes) and order.
   void assign(std::vector<Cluster> nodes, std::vector<long> order);
+  // The clusters' storage handed back (the tree left empty), so that a caller that assigns a
+  // tree every call reuses it instead of paging in fresh memory.
+  std::vector<Cluster> release_clusters() { return std::move(nodes_); }
 
  private:
   void split(int node, const double* const* xyz, int leaf);
