@@ -47,6 +47,14 @@ BEATNIK_HOST_DEVICE inline double node(double lo, double hi, int n, int j, const
 // Rows of the basis table per dimension: the grid's points, or one per point source.
 BEATNIK_HOST_DEVICE inline int rows(const TreeLowPass::Set& q, int d) { return q.grid ? q.P[d] + 1 : q.n; }
 
+// Where dimension d's basis rows start in a set's table (the rows of the dimensions before it
+// first, each of D + 1 values).
+BEATNIK_HOST_DEVICE inline long basis_start(const TreeLowPass::Set& q, int d) {
+  long off = q.tab;
+  for (int k = 0; k < d; ++k) off += long(rows(q, k)) * (q.D[k] + 1);
+  return off;
+}
+
 // The separable steps' items of a set (0 for point sources): (P0+1)(P1+1)(D2+1), then
 // (P0+1)(D1+1)(D2+1).
 BEATNIK_HOST_DEVICE inline long step1_items(const TreeLowPass::Set& q) {
@@ -293,14 +301,14 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       basis_row(x, q.lo[d], q.hi[d], q.D[d], C, tab + off + long(r) * (q.D[d] + 1));
     });
     // (b1) Grid sources, the first step: q̂ contracted over e against the set's e' basis, per
-    // (a, b, e'). The basis rows of dimension d start after those of the dimensions before.
+    // (a, b, e').
     if (nstep1[j] > 0)
       exec::parallel_for(S, nstep1[j], [=] BEATNIK_HOST_DEVICE(long i) {
         const TreeLowPass::Set& q = L[exec::last_at_most(L, 0, n, i, &TreeLowPass::Set::item1)];
         const int p1 = q.P[1] + 1, p2 = q.P[2] + 1, w2 = q.D[2] + 1;
         const long cnt = step1_items(q);
         const int idx = static_cast<int>(i - q.item1), a = idx / (p1 * w2), b = (idx / w2) % p1, e2 = idx % w2;
-        const double* T2 = tab + q.tab + long(rows(q, 0)) * (q.D[0] + 1) + long(rows(q, 1)) * (q.D[1] + 1) + e2;
+        const double* T2 = tab + basis_start(q, 2) + e2;
         const double* src = (q.in_near ? near : far) + q.src + (long(a) * p1 + b) * p2;
         const long st = q.stride;
         double v0 = 0.0, v1 = 0.0, v2 = 0.0;
@@ -322,7 +330,7 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
         const int p1 = q.P[1] + 1, w1 = q.D[1] + 1, w2 = q.D[2] + 1;
         const long cnt1 = step1_items(q), cnt = step2_items(q);
         const int idx = static_cast<int>(i - q.item2), a = idx / (w1 * w2), b2 = (idx / w2) % w1, e2 = idx % w2;
-        const double* T1 = tab + q.tab + long(rows(q, 0)) * (q.D[0] + 1) + b2;
+        const double* T1 = tab + basis_start(q, 1) + b2;
         const double* in = s1 + 3 * q.item1 + long(a) * p1 * w2 + e2;
         double v0 = 0.0, v1 = 0.0, v2 = 0.0;
         for (int b = 0; b < p1; ++b) {
@@ -345,12 +353,8 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
       const int ix[3] = {idx / (n1 * n2), (idx / n2) % n1, idx % n2};
       double* o = far + q.out;
       for (int d = 0; d < 3; ++d) o[d * m + idx] = node(q.lo[d], q.hi[d], q.D[d], ix[d], C);
-      const double* src = (q.in_near ? near : far) + q.src;
-      const long st = q.stride;
       const int w0 = q.D[0] + 1, w1 = n1, w2 = n2;
-      const double* T0 = tab + q.tab + ix[0];
-      const double* T1 = T0 - ix[0] + long(rows(q, 0)) * w0 + ix[1];
-      const double* T2 = T1 - ix[1] + long(rows(q, 1)) * w1 + ix[2];
+      const double* T0 = tab + basis_start(q, 0) + ix[0];
       double v0 = 0.0, v1 = 0.0, v2 = 0.0;
       if (q.grid) {
         const long cnt2 = step2_items(q), plane = long(w1) * w2;
@@ -362,6 +366,10 @@ void TreeLowPass::run(const std::vector<Tree>& trees, int p, double theta, const
           v2 += f * in[2 * cnt2 + a * plane];
         }
       } else {
+        const double* src = (q.in_near ? near : far) + q.src;
+        const long st = q.stride;
+        const double* T1 = tab + basis_start(q, 1) + ix[1];
+        const double* T2 = tab + basis_start(q, 2) + ix[2];
         for (long k = 0; k < q.n; ++k) {
           const double f = T0[k * w0] * T1[k * w1] * T2[k * w2];
           v0 += f * src[3 * st + k];
