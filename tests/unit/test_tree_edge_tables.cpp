@@ -117,7 +117,7 @@ TEST(TreeEdgeTables, DeviceTablesAndSumsEqualTheHost) {
 
   // With share_sorted the device's fused tables share the sorted copy of the same sources (the
   // same cluster and axis at another degree or block: four tables each here); each table its own
-  // copy (share_sorted = 0, the default) must give the same bits, with more bytes. The host
+  // copy (share_sorted = 0; the default is 1) must give the same bits, with more bytes. The host
   // always copies.
 #if defined(TREE_EDGE_ON_DEVICE)
   EXPECT_EQ(dev.shared_tables, static_cast<long>(specs.size() * 3 / 4)) << "three of each four tables should share";

@@ -433,11 +433,12 @@ int table_pass_variant(int asked) {
 }
 
 // Whether the fused tables share sorted copies (TreeEdgeDevice::share_sorted): `asked` unless −1,
-// else BEATNIK_TREE_EDGE_SHARE, else 0. Opt-in: on one H200 at 1024² the tables' device time fell
-// by about a fifth but the call did not get faster, and the lookups cost the host ~3 ms a call
-// (33k hash-map insertions; docs/tree.md "Shared sorted copies").
+// else BEATNIK_TREE_EDGE_SHARE, else 1. The default since 2026-12-02, sixth session: with the
+// lookups in a flat map (~0.5 ms a call for 33k keys, ~3 before) the 1024² call on one H200 took
+// 98.0–99.9 ms against 100.1–100.8 copying, three interleaved rounds, where the GPU set the call
+// (docs/tree.md "The sorted copies shared by default").
 bool share_variant(int asked) {
-  static const int knob = int(env::integer("BEATNIK_TREE_EDGE_SHARE", 0, 1).value_or(0));
+  static const int knob = int(env::integer("BEATNIK_TREE_EDGE_SHARE", 0, 1).value_or(1));
   const int v = asked >= 0 ? asked : knob;
   if (v > 1) throw Error("tree edge tables: sharing 0 or 1 (BEATNIK_TREE_EDGE_SHARE)");
   return v == 1;

@@ -102,7 +102,7 @@ class TreeEdgeDevice {
   // Device, fused tables (table_variant 1): a table whose sources (the same first source, count
   // and axis) an earlier table of the call has sorted reads that table's sorted copy instead of
   // sorting and copying its own when this is 1; 0 gives every table its own copy; −1 takes
-  // BEATNIK_TREE_EDGE_SHARE, else 0. The same doubles either way (the same sources sorted by the
+  // BEATNIK_TREE_EDGE_SHARE, else 1. The same doubles either way (the same sources sorted by the
   // same stable rule); only the tables' proxy sets differ. The host always copies.
   int share_sorted = -1;
   long shared_tables = 0;  // this call's tables that read an earlier table's sorted copy
