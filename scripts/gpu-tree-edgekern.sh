@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A/B of the edge stage's sort and kernel on one GPU (docs/tree.md "The edge kernel, a warp per
-# batch"): 1024² periodic cosine, TOL 1e-6, -t 2 --warmup 1, with
+# A/B of the edge stage's sort and kernel on one GPU (docs/tree-log.md "The edge stage's sort,
+# kernel and tables"): 1024² periodic cosine, TOL 1e-6, -t 2 --warmup 1, with
 #   BEATNIK_TREE_EDGE_SORT=segmented|radix   (the tables' sort; radix the default since edgekern)
 #   BEATNIK_TREE_EDGE_KERNEL=v               (the edge kernel's variant)
 #   BEATNIK_TREE_EDGE_TABLES=v               (the tables' passes, when the build has the switch)

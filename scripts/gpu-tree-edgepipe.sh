@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of the tree solver's edge stage on one GPU (docs/tree.md "The edge stage pipelined with the
+# A/B of the tree solver's edge stage on one GPU (docs/tree-log.md "The edge stage pipelined with the
 # lists"): one-shot after the lists (BEATNIK_TREE_EDGE_PIPE=0, the default) against pipelined
 # with them (=1, a piece every run), alternated old, new, old, new, then pipelined every 2 and 4 runs
 # while the time lasts (BUDGET seconds from the start, default 300).

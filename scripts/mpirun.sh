@@ -17,7 +17,7 @@ if [ "${OMP_NUM_THREADS}" -gt 1 ] 2>/dev/null; then
   # Several multi-threaded ranks on a node: idle OpenMP threads sleep instead of spinning, so they
   # do not take the cores that other ranks' threads (and their CUDA and NCCL threads) need. At 4
   # GPUs × 16 threads of one 64-core node the tree solver's call went from 0.33–0.52 s to 0.30–0.31
-  # (docs/tree.md "OpenMP's wait policy at 4 GPUs"); one rank is unaffected.
+  # (docs/tree-log.md "OpenMP's wait policy at 4 GPUs"); one rank is unaffected.
   [ "$n" -gt 1 ] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 fi
 exec mpiexec -n "$n" "$@"

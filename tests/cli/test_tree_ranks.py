@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The dual traversal's accuracy does not depend on the rank count (issue 16; docs/tree.md "The
+"""The dual traversal's accuracy does not depend on the rank count (issue 16; docs/tree-log.md "The
 LET and the dual traversal"): the error --br-check measures on N ranks is within 2x the error of
 one rank on the same surface and tolerance, and at least 10 below it. The surface is README
 example 2's free sech2 at 512^2 nodes, TOL 1e-3: the smallest case found where remote clusters the

@@ -659,7 +659,7 @@ TEST(TreeBR, EdgeMarginTradesEdgePairsWithinTheTolerance) {
       MPI_Allreduce(MPI_IN_PLACE, &pairs[k], 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
       const double e = rel_error(u, exact, MPI_COMM_WORLD)[0];
       EXPECT_LE(e, tol / 10) << "margin " << margin << " dual " << dual;
-      if (test::world_rank() == 0)  // docs/tree.md "The edge terms' margin"
+      if (test::world_rank() == 0)  // docs/tree-log.md "The edge terms' margin"
         std::printf("dual %d margin %g: error %.2e, edge proxy pairs %ld\n", int(dual), margin, e, pairs[k]);
       ++k;
     }

@@ -240,7 +240,7 @@ TEST(TreeDevice, DeviceListsGiveTheHostListsBits) {
 }
 
 TEST(TreeDevice, DualTraversalEqualsTheHosts) {
-  // --tree-traversal dual on the device (docs/tree.md "The dual traversal on the device"): the
+  // --tree-traversal dual on the device (docs/tree-log.md "The dual traversal on the device"): the
   // target tree's top levels, then subtrees in runs of 8 batches (several runs and parts), the
   // clusters' grids summed by the sums kernel and the downward pass on the device. Against the
   // host's dual traversal: every pair count equal (the same lists) and the velocities to 1e-12

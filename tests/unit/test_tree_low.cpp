@@ -116,7 +116,7 @@ TEST(TreeLow, PassEqualsTheHostSets) {
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(perr, 1e-15) << "the sets' points differ from the host's";
   EXPECT_LT(err, 1e-12 * scale) << "max error " << err << " of max " << scale;
-  // A run that does not wait (the solver's overlapped call, docs/tree.md "The call's phases
+  // A run that does not wait (the solver's overlapped call, docs/tree-log.md "The call's phases
   // overlapped"): its descriptors' upload and passes queued behind the pools' refill (queued
   // too), the sets read back after it returns: the waiting run's bits; its time from its events.
   exec::copy_async(df.data(), kSpace, far.data(), exec::Space::Host, far.size());

@@ -1,6 +1,6 @@
 // --tree-traversal auto: dual on the host at any size; with -x cuda dual for a periodic surface
 // from 2^18 nodes a rank and a free one from a million, where it was measured faster than single
-// with single's own degrees (docs/tree.md "The single traversal's degrees"); single and dual as
+// with single's own degrees (docs/tree-log.md "The single traversal's degrees"); single and dual as
 // asked. No GPU needed: the rule is app::tree_dual_traversal, which make_run_config applies to
 // the mesh it derives (checked on the host, where this build refuses -x cuda unless it has the
 // CUDA backend).

@@ -124,7 +124,7 @@ TEST(TreeUpward, EqualsProductFormSums) {
   EXPECT_EQ(std::memcmp(queued.data(), got.data(), sizeof(double) * size_t(total)), 0) << "queued run differs";
 }
 
-// A run that does not wait (the solver's overlapped call on one rank, docs/tree.md "The call's
+// A run that does not wait (the solver's overlapped call on one rank, docs/tree-log.md "The call's
 // phases overlapped") queues the same passes: its proxies, read from its device buffer after the
 // run returns, are the waiting run's bits, and its passes' time comes from its events. On the
 // host the flag is ignored (the passes run at once).

@@ -64,18 +64,18 @@ ParseOutcome parse_options(int argc, char** argv, Options& o, std::string& text)
   std::string ring_help = "Ring pass of the exact solver (default overlap):\n" + comm::ring::strategy_help();
   ring_help.pop_back();  // the last line's newline: CLI11 adds its own
   app.add_option("--br-strategy", o.br_strategy, ring_help)->group(R);
-  app.add_option("--spatial-partition", o.spatial_partition, "Cutoff solver's spatial cells: uniform (equal boxes) or balanced (cuts at the particles' quantiles, recomputed every call)")->group(R);
-  app.add_option("--migrate-strategy", o.migrate_strategy, "How the cutoff solver's particles, ghosts and velocities travel: " + comm::migrate::strategy_names())->group(R);
+  app.add_option("--spatial-partition", o.spatial_partition, "Cutoff and tree solvers' spatial cells: uniform (equal boxes) or balanced (cuts at the particles' quantiles, recomputed every call)")->group(R);
+  app.add_option("--migrate-strategy", o.migrate_strategy, "How the cutoff and tree solvers' particles (and the cutoff's ghosts) and velocities travel: " + comm::migrate::strategy_names())->group(R);
   app.add_option("--br-tolerance", o.br_tolerance, "Tree solver: relative 2-norm error of the BR velocity it aims at (default 1e-6; picks theta and degree, docs/tree.md)")->group(R);
   app.add_option("--tree-theta", o.tree_theta, "Tree solver: opening parameter theta (overrides --br-tolerance; 0: every pair directly)")->group(R);
   app.add_option("--tree-degree", o.tree_degree, "Tree solver: interpolation degree (overrides --br-tolerance)")->group(R);
   app.add_option("--tree-leaf", o.tree_leaf, "Tree solver: sources per leaf cluster (default 64)")->group(R);
   app.add_option("--tree-traversal", o.tree_traversal, "Tree solver's far field: single (particle-cluster: each target batch walks the source trees), dual (cluster-cluster: target clusters too; host and -x cuda) or auto (dual on the host; with -x cuda dual from 2^18 nodes a rank on a periodic surface and from a million on a free one, else single, as measured faster) (default auto)")->group(R);
   app.add_option("--tree-edge-terms", o.tree_edge_terms, "Tree solver: on (default) interpolates the clusters cut by the periodic image window's edge through prefix proxy tables (edge terms, host and -x cuda); off splits them to leaves summed directly (for A/B measurements)")->group(R);
-  app.add_option("--tree-edge-margin", o.tree_edge_margin, "Tree solver: an edge term's cluster must be separated at theta / M and its proxy set valid at M times its ratio (M from 1 to 4; default from --br-tolerance: 1.1 from 1e-6 up, 1.5 below; docs/tree.md)")->group(R);
+  app.add_option("--tree-edge-margin", o.tree_edge_margin, "Tree solver: an edge term's cluster must be separated at theta / M and its proxy set valid at M times its ratio (M from 1 to 4; default from --br-tolerance: 1.0 from 1e-6 up, 1.5 below; docs/tree.md)")->group(R);
   app.add_option("--let-strategy", o.let_strategy, "Tree solver: how the locally essential tree travels: " + comm::let::strategy_names())->group(R);
   app.add_option("--br-check", o.br_check, "Exact BR sum at K sampled nodes after every BR call; the error per step goes to the summary and results (any BR solver)")->group(R);
-  app.add_option("--load-snapshot", o.load_snapshot, "Cutoff solver: steps whose full per-rank load the results file keeps (e.g. 80,340)")->delimiter(',')->group(R);
+  app.add_option("--load-snapshot", o.load_snapshot, "Cutoff and tree solvers: steps whose full per-rank load the results file keeps (e.g. 80,340)")->delimiter(',')->group(R);
 
   const char* S = "Time stepping";
   app.add_option("-t,--timesteps", o.steps, "Number of steps (default: 1.2 tau of simulated time)")->group(S);

@@ -103,7 +103,7 @@ std::string ring_strategy(const Options& o, const RunConfig& c) {
 // (one H200, TOL 1e-6: periodic 512² 0.0414 s a call against 0.0515, 1024² 0.1408 against 0.2487;
 // free 1024² 0.0862 against 0.0950), single below, where it is as fast or faster: periodic 256²
 // (0.0133 against 0.0135), free 512² (0.019 against 0.028), the paper's single-mode case
-// (docs/tree.md "The single traversal's degrees"). A choice for speed: the two traversals
+// (docs/tree-log.md "The single traversal's degrees"). A choice for speed: the two traversals
 // differ within the tolerance, so a problem may take another at another rank count;
 // --tree-traversal single or dual fixes it. A million, not 2^20: -w 2 of 1024² gives 1448² nodes,
 // 1 048 352 a rank.

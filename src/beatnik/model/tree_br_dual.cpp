@@ -8,7 +8,7 @@
 // separated or a window straddles it, the larger of B and C is split; at a leaf B the particle–cluster
 // walk (visit) takes over with the same rules as the single traversal (near, far, edge terms,
 // lower-degree sets). dual_node / examine / leaf_visit are the fast form of those decisions (docs/
-// tree.md "The dual lists, faster"); dual_node_reference / examine_reference (dual_reference,
+// tree-log.md "The dual lists, faster"); dual_node_reference / examine_reference (dual_reference,
 // BEATNIK_TREE_DUAL_LISTS=reference) the straightforward one, kept as the lists' reference: the
 // same terms in the same order (test DualFastListsEqualTheReference).
 #include <algorithm>

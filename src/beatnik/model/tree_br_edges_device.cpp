@@ -1,4 +1,4 @@
-// -x cuda: the tree solver's edge stage on the device (docs/tree.md "Edge terms on the device"):
+// -x cuda: the tree solver's edge stage on the device (docs/tree-log.md "Edge terms on the device"):
 // the keys, table specs and term lists on the host, the tables and sums queued on the edge
 // object's stream (tree_edge_device.hpp). Either once after every run's lists (edges_device, the
 // one-shot path) or pipelined with them (edge_pipe_begin, then edge_pipe_run per run or few runs
@@ -53,14 +53,14 @@ EdgeTableSpec TreeBRSolver::edge_spec(const std::array<int, 4>& key) const {
 // edge_pipe, else BEATNIK_TREE_EDGE_PIPE (for the A/B), else 0: one-shot. Pipelined, a piece
 // per run, was slower at 1024² on an H100 (0.329–0.342 against 0.297–0.302 s a call): CUB's
 // segmented sort waits on the host for the edge stream (it reads its segment groups' sizes back),
-// so each piece holds the list loop until the edge stream has caught up (docs/tree.md "The edge
+// so each piece holds the list loop until the edge stream has caught up (docs/tree-log.md "The edge
 // stage pipelined with the lists").
 int TreeBRSolver::edge_pipe_runs() const {
   // 0: one-shot; else the runs per piece.
   static const std::optional<long> knob = env::integer("BEATNIK_TREE_EDGE_PIPE", 0, 1 << 20);
   // Unset: pipelined every 2 runs with the dual traversal, whose lists are the host's longest
   // step (1024² on an H200: 0.137–0.139 s a call against 0.145–0.147 pipelined every run and
-  // 0.1676 one-shot; docs/tree.md "The dual traversal as the device's default"), else one-shot.
+  // 0.1676 one-shot; docs/tree-log.md "The dual traversal as the device's default"), else one-shot.
   const int v = edge_pipe >= 0 ? edge_pipe : knob ? int(*knob) : settings_.tree_dual ? 2 : 0;
   if (v < 0) throw Error("tree solver: the edge stage's pipe must be 0 (one-shot) or the runs per piece");
   return v;
@@ -68,7 +68,7 @@ int TreeBRSolver::edge_pipe_runs() const {
 
 // The edge pipe's worker thread: BEATNIK_TREE_EDGE_WORKER=N gives it N OpenMP threads (its own
 // team; the lists keep theirs); 0, the default, runs the pieces inline on the calling thread (the
-// same bits either way). Measured on one H200 at 1024² (docs/tree.md "The edge pieces on a thread
+// same bits either way). Measured on one H200 at 1024² (docs/tree-log.md "The edge pieces on a thread
 // of their own"): 5 % faster on an instance whose host lists were slow, 7 % slower on a quiet one
 // (its 20 threads on 16 cores), even at 2048²; so opt-in.
 HostWorker* TreeBRSolver::edge_worker() {

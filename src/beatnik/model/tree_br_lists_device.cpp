@@ -1,11 +1,11 @@
 // -x cuda: the single traversal's interaction lists built on the device by the lists' kernels
-// (tree_lists_device.hpp; docs/tree.md "The lists on the device") and turned there into the
+// (tree_lists_device.hpp; docs/tree-log.md "The lists on the device") and turned there into the
 // sums' source ranges, which the sums read without a trip through the host. The same terms in
 // the same order as the host's lists(), so the velocities are the same bits either way
 // (BEATNIK_TREE_LISTS=host keeps the host's walk, the A/B). Only the batches' bounds come back;
 // the edge stage numbers its tables' keys from the device's edge terms (edges_device_lists).
 // The dual traversal's leaves the same way when asked (BEATNIK_TREE_DUAL_LEAVES=device; docs/
-// tree.md "The dual leaves on the device"): each run's pairs walked and its ranges made there,
+// tree-log.md "The dual leaves on the device"): each run's pairs walked and its ranges made there,
 // queued without waiting and finished after the next run's host work; its edge terms come back.
 
 #include <cstdlib>
@@ -108,7 +108,7 @@ long TreeBRSolver::lists_device(const std::vector<long>& batch) {
 
 // The dual traversal's leaves on the device: dual_leaves_on_device, else BEATNIK_TREE_DUAL_LEAVES
 // (host | device), else the host's walk (measured faster on one H200 at 1024² and 2048²:
-// docs/tree.md "The dual leaves on the device").
+// docs/tree-log.md "The dual leaves on the device").
 bool TreeBRSolver::device_dual_leaves() const {
   static const std::optional<std::string> knob = env::choice("BEATNIK_TREE_DUAL_LEAVES", {"host", "device"});
   const int v = dual_leaves_on_device >= 0 ? dual_leaves_on_device : knob && *knob == "device";

@@ -30,7 +30,7 @@ using tree::interpolate;
 TreeParameters tree_parameters(double tolerance, bool dual) {
   if (tolerance < 1e-9) return {0.3, 16};
   // The single traversal's error on a free sech² surface sits at 0.8–1.3 of TOL from 256² to
-  // 2048² with the dual's column (docs/tree.md "The single traversal's degrees"; the dual's stays
+  // 2048² with the dual's column (docs/tree-log.md "The single traversal's degrees"; the dual's stays
   // 10–30 below): it takes θ 0.35 at 1e-3 and 1e-6, faster on the GPU than two degrees more at θ
   // 0.4 and at least 3.8 below TOL from 256² to 2048² ("The single column at θ 0.35"), and two
   // degrees more at 1e-9.
@@ -38,7 +38,7 @@ TreeParameters tree_parameters(double tolerance, bool dual) {
   // periodic and free on 1–4 ranks ("The LET and the dual traversal"; 0.5 left 6 at 48²).
   // The edge terms' margin 1.0 (the plain rule) from 1e-6 up (1.5 below, where it was needed at
   // 48² on 3 ranks): 40 % fewer edge pairs than 1.5, errors within 1.2× of 1.5's from 256² to
-  // 2048² and up to 4.6× at 48², at least 13 below TOL from 48² to 2048² on 1–4 ranks (docs/tree.md
+  // 2048² and up to 4.6× at 48², at least 13 below TOL from 48² to 2048² on 1–4 ranks (docs/tree-log.md
   // "The edge terms' margin"; 1.1 until 2026-12-02, fourth session: 3–8 % slower at 1024² on one
   // H200).
   constexpr double m = 1.0;
@@ -213,7 +213,7 @@ void TreeBRSolver::velocity(const mesh::Field& state, const mesh::Field& omega, 
     return;
   }
   load_.particles = nown_;
-  // The device passes overlapped with the host's work (docs/tree.md "One overlap design"): the
+  // The device passes overlapped with the host's work (docs/tree-log.md "One overlap design"): the
   // sets not waited for at any rank count; the upward pass where nothing reads its proxies on the
   // host (upward_queues).
   overlap_ = device_ && computes(gate_) && tree_overlap();
@@ -1212,7 +1212,7 @@ void TreeBRSolver::compute_device() {
   // The edge stage's piece every `pipe` runs, once the batches up to b1 have their edge terms.
   // The last run's piece alone (a piece also ends before it), so that less edge work is left
   // after the last lists: the same tables and bits; at 1024² on one H200 103.5 against 106.4 ms a
-  // call (medians of four interleaved rounds, docs/tree.md "The host's path to the first sums,
+  // call (medians of four interleaved rounds, docs/tree-log.md "The host's path to the first sums,
   // the last edge piece"). BEATNIK_TREE_EDGE_LAST=0: the pieces every `pipe` runs to the end.
   static const bool last_alone = env::integer("BEATNIK_TREE_EDGE_LAST", 0, 1).value_or(1) == 1;
   auto edge_step = [&](int b1, bool before_last = false) {

@@ -121,7 +121,7 @@ void tree_mark(const char* what);
 // for the build, the velocities downloaded, returned on the host and uploaded; the A/B). The
 // same bits either way. Read when a solver is constructed.
 bool tree_device_migration();
-// -x cuda: the device passes overlapped with the host's work (docs/tree.md "One overlap design"):
+// -x cuda: the device passes overlapped with the host's work (docs/tree-log.md "One overlap design"):
 // the upward pass (one rank; several with the LET gathered on the device) and the lower-degree
 // sets are queued without waiting for them, so the host walks the LET, lays out the sets and
 // builds the first lists while the GPU runs them (the sums' streams follow them); the build's

@@ -1,5 +1,5 @@
 #pragma once
-// The dual traversal's downward pass through merged grids (-x cuda; docs/tree.md "The downward
+// The dual traversal's downward pass through merged grids (-x cuda; docs/tree-log.md "The downward
 // pass through merged grids").
 //
 // Every target cluster with cluster–cluster terms has grids (its far field's values at its

@@ -33,7 +33,7 @@ struct EdgeTable {
 // target at most block/2 direct pairs per cut beside the m proxy pairs, and 3m/block ≈ 6 doubles
 // of prefix per source (a row per source would be 3m). m/4 until 2026-12-02: twice the tables'
 // rows and memory for a quarter fewer pairs per edge term, 5 % slower at 1024² on one H200
-// (docs/tree.md "The edge terms' margin"). The host and device tables use the same rule.
+// (docs/tree-log.md "The edge terms' margin"). The host and device tables use the same rule.
 // BEATNIK_TREE_EDGE_BLOCK=k (a measurement knob): about m/k, clamped to 8 … 256/k.
 long edge_block(int m);
 

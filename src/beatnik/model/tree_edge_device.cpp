@@ -436,7 +436,7 @@ int table_pass_variant(int asked) {
 // else BEATNIK_TREE_EDGE_SHARE, else 1. The default since 2026-12-02, sixth session: with the
 // lookups in a flat map (~0.5 ms a call for 33k keys, ~3 before) the 1024² call on one H200 took
 // 98.0–99.9 ms against 100.1–100.8 copying, three interleaved rounds, where the GPU set the call
-// (docs/tree.md "The sorted copies shared by default").
+// (docs/tree-log.md "The sorted copies shared by default").
 bool share_variant(int asked) {
   static const int knob = int(env::integer("BEATNIK_TREE_EDGE_SHARE", 0, 1).value_or(1));
   const int v = asked >= 0 ? asked : knob;
@@ -597,7 +597,7 @@ __global__ void __launch_bounds__(kSumThreads, MinBlocks) edge_sum_kernel(SumArg
 // bandwidth (L2 0.5–0.6 TB/s, DRAM 0.1 TB/s) but by the latency of dependent loads (the cuts'
 // searches, the staging before each chunk, the direct loops) with few warps (168 registers:
 // 12 warps a multiprocessor). Kept as variants, the base for staging pipelined ahead of the
-// pairs (docs/tree.md "The edge stage's sort, kernel and tables").
+// pairs (docs/tree-log.md "The edge stage's sort, kernel and tables").
 constexpr int kWarpThreads = 128, kWarpsPerBlock = kWarpThreads / 32;
 template <int kChunk, int kRows>
 struct WarpStage {
@@ -807,7 +807,7 @@ __global__ void __launch_bounds__(kWarpThreads, MinBlocks) edge_warp_kernel(SumA
 // 51.0 ms a call, 12 50.0, 13 49.0 (128 registers): 13 is the default since. Variant 4 (80 registers, 24 warps a multiprocessor, a few
 // spills): at 1024² on an H200 the kernel took 0.048 s a call beside the sums against 0.062 for
 // variant 0 (102 registers, 16 warps), 0.050 for 1–3, 0.060 for 6 (64 registers, spilling;
-// docs/tree.md "The edge stage's kernel and tables").
+// docs/tree-log.md "The edge stage's kernel and tables").
 constexpr int kDefaultSumVariant = 13, kSumVariants = TreeEdgeDevice::kKernelVariants;
 int sum_variant(int asked) {
   static const int knob = int(env::integer("BEATNIK_TREE_EDGE_KERNEL", 0, kSumVariants - 1).value_or(kDefaultSumVariant));
@@ -883,7 +883,7 @@ TreeEdgeDevice::TreeEdgeDevice(exec::Space space)
     // At the device's highest priority (BEATNIK_TREE_EDGE_PRIORITY=normal: the default one):
     // the edge stage's latency-bound kernel then runs beside the sums instead of alone after
     // them, and the sums fill the call's end (2048² on one H200: 0.558 → 0.536 s a call,
-    // docs/tree.md "The edge stream's priority").
+    // docs/tree-log.md "The edge stream's priority").
     static const std::optional<std::string> knob = env::choice("BEATNIK_TREE_EDGE_PRIORITY", {"high", "normal"});
     int least = 0, greatest = 0;
     cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");

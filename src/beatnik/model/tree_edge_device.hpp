@@ -96,7 +96,7 @@ class TreeEdgeDevice {
   // Device: each piece's sort by two stable radix sorts (by key, then by table; the same
   // permutation) instead of CUB's segmented sort, which waits on the host for the stream (it
   // reads sizes back): the solver sets it in both paths, one-shot and pipelined, unless
-  // BEATNIK_TREE_EDGE_SORT=segmented (docs/tree.md "The edge stage's sort, kernel and tables").
+  // BEATNIK_TREE_EDGE_SORT=segmented (docs/tree-log.md "The edge stage's sort, kernel and tables").
   // The host sorts per table.
   bool radix_sort = false;
   // Device, fused tables (table_variant 1): a table whose sources (the same first source, count

@@ -130,7 +130,7 @@ inline bool separated(const search::Cluster& b, const search::Cluster& c, int mx
 // Whether a batch may take a cluster whole for being separated from its target box T (the
 // owner's test, which then did not open it): only for a LET part's cluster (`remote`); with the
 // dual traversal only where it has no children here (`unopened`), an opened one being walked as
-// on one rank (docs/tree.md "The LET and the dual traversal").
+// on one rank (docs/tree-log.md "The LET and the dual traversal").
 BEATNIK_HOST_DEVICE inline bool box_rule(const Rules& r, bool remote, bool unopened) {
   return remote && (!r.dual || unopened);
 }

@@ -202,7 +202,7 @@ ListsPass::~ListsPass() {
 // The device's passes run on a non-blocking stream of their own, so that nothing here waits for
 // the work queued on the legacy stream before them (the upward pass, the lower-degree sets): the
 // lists need only the trees' host arrays. At the device's highest priority: the dual's leaves
-// run while earlier runs' sums fill the GPU (docs/tree.md "The dual leaves on the device").
+// run while earlier runs' sums fill the GPU (docs/tree-log.md "The dual leaves on the device").
 // Host: null (the host runs everything in place).
 void* ListsPass::stream() {
 #if defined(BEATNIK_DEVICE_COMPILE)

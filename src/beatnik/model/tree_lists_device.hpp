@@ -1,6 +1,6 @@
 #pragma once
 // The single traversal's interaction lists written once for host and device (exec::parallel_for;
-// docs/tree.md "The lists on the device: design"): the same terms in the same order as
+// docs/tree-log.md "The lists on the device"): the same terms in the same order as
 // TreeBRSolver::lists (walk/visit → decide, cheapest_low), so that the sums give the same bits.
 //
 // An item per (batch, source tree, image), in that order (images mx-major as lists' loops): the
@@ -109,7 +109,7 @@ class ListsPass {
   // The trees and the targets alone (run's first part), for passes that share them
   // (run_pending, queue_pending); done when this returns.
   void upload_trees(const ListsInput& host, const std::vector<long>& clusters, const std::vector<long>& sets);
-  // The dual traversal's leaves (docs/tree.md "The dual leaves on the device"): the trees those
+  // The dual traversal's leaves (docs/tree-log.md "The dual leaves on the device"): the trees those
   // `owner` uploaded (the passes of one call share them); its batches [b0, b0 + nb), their
   // pending pairs in batch order (batch b0 + b's from item_first[b], nb + 1 entries): host
   // arrays, uploaded. The terms per batch in leaf_visit's order, which walks a batch's pairs one
@@ -119,7 +119,7 @@ class ListsPass {
   // run's and run_pending's passes over the input's items (public only because nvcc's device
   // lambdas may not live in a private member).
   void walk(const long* item_first);
-  // The dual's leaves without waiting (docs/tree.md "The dual leaves on the device"): run_pending
+  // The dual's leaves without waiting (docs/tree-log.md "The dual leaves on the device"): run_pending
   // and ranges() (with `owner`'s range tables, upload_ranges; batch: the nb batches' bounds)
   // queued on the pass's stream into the buffers this pass has from its earlier runs. complete()
   // waits for them and returns true when everything fit; false: the buffers were grown, so

@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(32 * kWarps, (Mode & kMoreRegs) ? 3 : 0) tree_
 // The kernel: 0 the first one, 1, 2 or 4 the stream kernel with that many warps per batch (4:
 // the library's rsqrt), 5 the stream kernel with W = 4 and rsqrt_normal, 7: 5 with kMoreRegs, 8:
 // 7 with kUnroll8, 9: 8 with kCubedRsqrt (BEATNIK_TREE_SUMS_KERNEL; default kDefaultVariant;
-// docs/tree.md "The pair loop without branches", "The sums' d^(−3/2) in one step"). 6 (the
+// docs/tree-log.md "The pair loop without branches", "The sums' d^(−3/2) in one step"). 6 (the
 // bench's counters only): 5 with kStats.
 constexpr int kDefaultVariant = 9;  // the fastest at 1024² on an H200 (8 before 2026-11-29: 4.6 % slower)
 constexpr int kStatsVariant = 6;
@@ -890,7 +890,7 @@ void TreeSumsDevice::begin(const double* targets, long n, const BRImages& img, d
   wrapped_ = false;
   // Every stream's launches after the work queued so far on the work stream: the pools' fills,
   // the lower-degree sets and, before them, the upward pass, which the solver may have queued
-  // without waiting (docs/tree.md "The call's phases overlapped"). The blocking streams follow
+  // without waiting (docs/tree-log.md "The call's phases overlapped"). The blocking streams follow
   // the legacy default stream anyway; the event keeps that order whatever the work stream is.
   next_stream();  // (makes the streams)
   if (!ready_) {

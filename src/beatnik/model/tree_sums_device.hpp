@@ -64,7 +64,7 @@ class TreeSumsDevice {
   // the bench (BEATNIK_TREE_SUMS_BENCH) cannot replay such launches.
   void launch_device(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
                      const long* far_start, const TreeSumRange* far);
-  // The dual traversal's target grids (tree_br_dual.cpp, docs/tree.md "The dual traversal on
+  // The dual traversal's target grids (tree_br_dual.cpp, docs/tree-log.md "The dual traversal on
   // the device"): m extra targets `pts` ([x|y|z], m each, host) in grids [bounds[2i],
   // bounds[2i+1]) of them, grid i summing near[i] (clusters' sources, the near pool) and far[i]
   // (proxies and lower-degree sets, the far pool), each in list order, by the same kernel as the

@@ -9,7 +9,7 @@
 // descendant whose grid has at least the cluster's degree on every side stands for its points
 // exactly (to round-off), so a cluster sums a few proxy sets instead of all its points, O(N +
 // clusters·m) instead of O(N·depth) (BEATNIK_TREE_UPWARD=points: from the points, the A/B;
-// docs/tree.md "The upward pass from deeper proxies").
+// docs/tree-log.md "The upward pass from deeper proxies").
 //
 // Why passes per tree level instead of a loop per cluster: a cluster near the root would leave
 // the machine idle with one thread (or block) per cluster. The clusters of one depth are
@@ -95,7 +95,7 @@ class TreeUpward {
   long total_ = 0;
 };
 
-// -x cuda: the solver's device passes overlapped with its host work (docs/tree.md "One overlap
+// -x cuda: the solver's device passes overlapped with its host work (docs/tree-log.md "One overlap
 // design"): the upward pass and the lower-degree sets queued without waiting, the host setup's
 // loops over every thread (these files' and the solver's). BEATNIK_TREE_OVERLAP=0 (or its alias
 // BEATNIK_TREE_LET_OVERLAP=0) restores the sequence before both (the A/B). Read once.
