@@ -1,8 +1,8 @@
 # GPU options at the command line: validated on every build, ignored (and said so) on a host run.
 function(beatnik_cli_test name regex)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:beatnik> ${ARGN})
-  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}" LABELS unit
-                       ENVIRONMENT "${BEATNIK_TEST_ENV}" TIMEOUT 60)
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}" LABELS unit TIMEOUT 60)
+  beatnik_test_environment(${name})
 endfunction()
 beatnik_cli_test(cli.gpu_transport_unknown "unknown --gpu-transport 'fast'" --gpu-transport fast)
 beatnik_cli_test(cli.gpu_id_negative "--gpu-id must be a GPU number" -x cuda --gpu-id -1)
