@@ -20,6 +20,10 @@
 #       the values interleaved within each of ROUNDS rounds (default 2), so that the machine's drift
 #       falls on every value alike; each row names its value and gives sum|w| (a knob that keeps the
 #       bits keeps it too)
+#   scripts/gpu-tree-bench.sh weak-ab BUILD_DIR OUT_DIR GPUS BEATNIK_VAR=V1,V2[,...] [ROUNDS]   the
+#       same A/B on the weak-scaling case: per round and value one GPU, then GPUS GPUs (alltoallv LET),
+#       each efficiency against that value's own one-GPU run (a knob that helps several GPUs and not
+#       one shows there; docs/tree.md "Not done yet")
 # One warm-up step, then the measured steps (3 BR calls each). Results files land in OUT_DIR; one
 # table row per run goes to stdout.
 set -uo pipefail
@@ -71,6 +75,18 @@ print(line)
 PY
 }
 
+# An A/B's knob and its values (sets var, vals, rounds; exits 2 with the usage line otherwise).
+ab_spec() {  # spec rounds usage
+  local spec=$1
+  var=${spec%%=*} values=${spec#*=} rounds=$2
+  if [[ ! "$var" =~ ^BEATNIK_[A-Z0-9_]+$ ]] || [ "$values" = "$spec" ] || [ -z "$values" ] ||
+     [[ ! "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+    echo "usage: $0 $3" >&2
+    exit 2
+  fi
+  IFS=, read -r -a vals <<<"$values"
+}
+
 case $mode in
   weak)
     for p in 1 2 4 8 16; do
@@ -116,15 +132,7 @@ case $mode in
     run cutoff_sech512 1 "${sech512[@]}" -S cutoff -c 0.5 -t 3 --warmup 1 --br-check 64
     ;;
   ab)
-    spec=${4:-}
-    var=${spec%%=*} values=${spec#*=}
-    rounds=${5:-2}
-    if [[ ! "$var" =~ ^BEATNIK_[A-Z0-9_]+$ ]] || [ "$values" = "$spec" ] || [ -z "$values" ] ||
-       [[ ! "$rounds" =~ ^[1-9][0-9]*$ ]]; then
-      echo "usage: $0 ab BUILD_DIR OUT_DIR BEATNIK_VAR=V1,V2[,...] [ROUNDS]" >&2
-      exit 2
-    fi
-    IFS=, read -r -a vals <<<"$values"
+    ab_spec "${4:-}" "${5:-2}" "ab BUILD_DIR OUT_DIR BEATNIK_VAR=V1,V2[,...] [ROUNDS]"
     for r in $(seq 1 "$rounds"); do
       for n in 1024 2048; do
         steps=3; [ "$n" -ge 2048 ] && steps=2
@@ -135,8 +143,24 @@ case $mode in
       done
     done
     ;;
+  weak-ab)
+    if [[ ! "$gpus" =~ ^[1-9][0-9]*$ ]] || [ "$gpus" -lt 2 ]; then
+      echo "usage: $0 weak-ab BUILD_DIR OUT_DIR GPUS BEATNIK_VAR=V1,V2[,...] [ROUNDS] (GPUS at least 2)" >&2
+      exit 2
+    fi
+    ab_spec "${5:-}" "${6:-2}" "weak-ab BUILD_DIR OUT_DIR GPUS BEATNIK_VAR=V1,V2[,...] [ROUNDS]"
+    for r in $(seq 1 "$rounds"); do
+      for v in "${vals[@]}"; do
+        # "weak_" names: run() keeps the one-GPU time as the base of the next run's efficiency.
+        (export "$var=$v"
+         run "weak_ab_1gpu_${var}_${v}_r$r" 1 "${cos1024[@]}" -t 3 --warmup 1
+         run "weak_ab_${gpus}gpu_${var}_${v}_r$r" "$gpus" "${cos1024[@]}" -w "$gpus" -t 3 --warmup 1 \
+           --let-strategy alltoallv)
+      done
+    done
+    ;;
   *)
-    echo "usage: $0 weak|let|migrate|single|sizes|ab BUILD_DIR OUT_DIR [GPUS | BEATNIK_VAR=V1,V2 [ROUNDS]]" >&2
+    echo "usage: $0 weak|let|migrate|single|sizes|ab|weak-ab BUILD_DIR OUT_DIR [GPUS] [BEATNIK_VAR=V1,V2 [ROUNDS]]" >&2
     exit 2
     ;;
 esac
