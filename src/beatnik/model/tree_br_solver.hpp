@@ -376,6 +376,9 @@ class TreeBRSolver : public BRSolver {
   std::vector<int> dev_gfirst_, dev_gcount_;  // per own cluster: its device grids
   std::vector<TreeSumsDevice::DownGrid> dev_grids_;
   std::vector<double> dev_sw_;  // the grids' Chebyshev nodes and weights
+  // cc_device's per-grid range lists, kept from run to run and call to call (their capacity:
+  // thousands of small vectors a run were allocated afresh).
+  std::vector<std::vector<BRSourceRange>> cc_near_, cc_far_;
 
   const mesh::SurfaceMesh& mesh_;
   exec::Space space_;

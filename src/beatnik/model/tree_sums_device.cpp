@@ -943,8 +943,14 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
       b->swap(nb);
     }
   }
-  const size_t op = reserve(gpts_, 3 * size_t(m));
-  std::copy_n(pts, 3 * size_t(m), gpts_.host + op);
+  size_t op;
+  if (gpts_m_ == m && pts == gpts_.host + gpts_op_) {  // written in place (grid_points)
+    op = gpts_op_;
+  } else {
+    op = reserve(gpts_, 3 * size_t(m));
+    std::copy_n(pts, 3 * size_t(m), gpts_.host + op);
+  }
+  gpts_m_ = -1;
   // On the stream queue() takes next, before its kernels.
   cudaMemcpyAsync(gpts_.dev.data() + op, gpts_.host + op, 3 * size_t(m) * sizeof(double), cudaMemcpyHostToDevice,
                   static_cast<cudaStream_t>(next_stream()));
@@ -957,6 +963,18 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
   return at;
 #else
   (void)pts, (void)m, (void)bounds, (void)near, (void)far;
+  exec::no_device_backend("tree solver sums");
+#endif
+}
+
+double* TreeSumsDevice::grid_points(long m) {
+#if defined(BEATNIK_DEVICE_COMPILE)
+  if (m <= 0) return nullptr;
+  gpts_op_ = reserve(gpts_, 3 * size_t(m));
+  gpts_m_ = m;
+  return gpts_.host + gpts_op_;
+#else
+  (void)m;
   exec::no_device_backend("tree solver sums");
 #endif
 }

@@ -73,6 +73,10 @@ class TreeSumsDevice {
   long launch_grids(const double* pts, long m, const std::vector<long>& bounds,
                     const std::vector<std::vector<BRSourceRange>>& near,
                     const std::vector<std::vector<BRSourceRange>>& far);
+  // Room for the next launch_grids' m points in the page-locked staging ([x|y|z], m apart): the
+  // caller writes them there (in parallel) and passes this pointer as `pts`, which then goes up
+  // without the copy (before: one serial copy of the 3m doubles a run).
+  double* grid_points(long m);
   // The downward pass, run by finish() on the far field after the edge terms are added: target
   // t of batch b (bounds `batch`, 2 per batch, ascending) adds, in chain order
   // chain[start[b] .. start[b+1]), each grid's velocities (near + far part) interpolated at t.
@@ -158,6 +162,8 @@ class TreeSumsDevice {
   Staging<TreeSumRange> ranges_;
   Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
   Staging<double> gpts_;  // the grids' points, launch by launch
+  size_t gpts_op_ = 0;    // grid_points' reservation: its offset and size (−1: none pending)
+  long gpts_m_ = -1;
   exec::Buffer<double> gacc_near_, gacc_far_;  // the grids' velocities (this call's, until finish)
   size_t gused_ = 0, gpeak_ = 0;
   // The downward pass queued for finish(): its tables on the device.
