@@ -719,11 +719,10 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
   }
   const int ng = static_cast<int>(grids.size());
   if (ng == 0) return;
-  // The points straight into the launch's page-locked staging (grid_points), in parallel.
-  // (A vector of them copied there serially, and fresh range lists per grid: 12.6–14.1 ms a call
-  // at 1024² on one H200's host, 5.9–6.4 so; 50 and 13 at 2048²: docs/tree-log.md "The grids'
-  // points in place".)
-  double* pts = device_->grid_points(M);
+  // The points straight into the launch's page-locked staging, in parallel. (A vector of them
+  // copied there serially, and fresh range lists per grid: 12.6–14.1 ms a call at 1024² on one
+  // H200's host, 5.9–6.4 so; 50 and 13 at 2048²: docs/tree-log.md "The grids' points in place".)
+  double* pts = device_->stage_grid_points(M);
   std::vector<long> bounds(2 * size_t(ng));
   std::vector<std::vector<BRSourceRange>>&near = cc_near_, &far = cc_far_;
   if (near.size() < size_t(ng)) near.resize(ng), far.resize(ng);
@@ -743,7 +742,7 @@ void TreeBRSolver::cc_device(const std::vector<int>& clusters) {
     }
   }
   load_.cc_terms += terms;
-  const long at = device_->launch_grids(pts, M, bounds, near, far);
+  const long at = device_->launch_grids(M, bounds, near, far);
   // The downward pass's tables: each grid's place and its nodes and weights (in parallel).
   const size_t g0 = dev_grids_.size();
   std::vector<long> sw(ng + 1, static_cast<long>(dev_sw_.size()));

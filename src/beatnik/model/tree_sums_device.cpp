@@ -925,12 +925,15 @@ void TreeSumsDevice::launch(int b0, int b1, const std::vector<long>& batch,
 #endif
 }
 
-long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<long>& bounds,
+long TreeSumsDevice::launch_grids(long m, const std::vector<long>& bounds,
                                   const std::vector<std::vector<BRSourceRange>>& near,
                                   const std::vector<std::vector<BRSourceRange>>& far) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   const int ng = static_cast<int>(bounds.size() / 2);
   if (ng <= 0 || m <= 0) return static_cast<long>(gused_);
+  if (gpts_m_ != m) throw Error("tree device sums: launch_grids without its points staged (stage_grid_points)");
+  const size_t op = gpts_op_;
+  gpts_m_ = -1;
   const auto D = exec::Space::Device;
   const double t = wall_seconds();
   const size_t need = gused_ + 3 * size_t(m);
@@ -943,14 +946,6 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
       b->swap(nb);
     }
   }
-  size_t op;
-  if (gpts_m_ == m && pts == gpts_.host + gpts_op_) {  // written in place (grid_points)
-    op = gpts_op_;
-  } else {
-    op = reserve(gpts_, 3 * size_t(m));
-    std::copy_n(pts, 3 * size_t(m), gpts_.host + op);
-  }
-  gpts_m_ = -1;
   // On the stream queue() takes next, before its kernels.
   cudaMemcpyAsync(gpts_.dev.data() + op, gpts_.host + op, 3 * size_t(m) * sizeof(double), cudaMemcpyHostToDevice,
                   static_cast<cudaStream_t>(next_stream()));
@@ -962,12 +957,12 @@ long TreeSumsDevice::launch_grids(const double* pts, long m, const std::vector<l
         true);
   return at;
 #else
-  (void)pts, (void)m, (void)bounds, (void)near, (void)far;
+  (void)m, (void)bounds, (void)near, (void)far;
   exec::no_device_backend("tree solver sums");
 #endif
 }
 
-double* TreeSumsDevice::grid_points(long m) {
+double* TreeSumsDevice::stage_grid_points(long m) {
 #if defined(BEATNIK_DEVICE_COMPILE)
   if (m <= 0) return nullptr;
   gpts_op_ = reserve(gpts_, 3 * size_t(m));

@@ -64,19 +64,18 @@ class TreeSumsDevice {
   // the bench (BEATNIK_TREE_SUMS_BENCH) cannot replay such launches.
   void launch_device(int nb, const long* batch, const long* near_start, const TreeSumRange* near,
                      const long* far_start, const TreeSumRange* far);
+  // Room for the next launch_grids' m extra targets in the page-locked staging ([x|y|z], m
+  // apart): the caller writes them there (in parallel), and launch_grids sends them as they lie
+  // (a vector of them copied there serially was most of the grids' host time).
+  double* stage_grid_points(long m);
   // The dual traversal's target grids (tree_br_dual.cpp, docs/tree-log.md "The dual traversal on
-  // the device"): m extra targets `pts` ([x|y|z], m each, host) in grids [bounds[2i],
+  // the device"): the m extra targets of the last stage_grid_points(m) in grids [bounds[2i],
   // bounds[2i+1]) of them, grid i summing near[i] (clusters' sources, the near pool) and far[i]
   // (proxies and lower-degree sets, the far pool), each in list order, by the same kernel as the
   // batches. Queued like launch(); returns the offset of this block's grid velocities in the
   // two grid-velocity arrays (the near and far parts, [ux|uy|uz] of stride m from there).
-  long launch_grids(const double* pts, long m, const std::vector<long>& bounds,
-                    const std::vector<std::vector<BRSourceRange>>& near,
+  long launch_grids(long m, const std::vector<long>& bounds, const std::vector<std::vector<BRSourceRange>>& near,
                     const std::vector<std::vector<BRSourceRange>>& far);
-  // Room for the next launch_grids' m points in the page-locked staging ([x|y|z], m apart): the
-  // caller writes them there (in parallel) and passes this pointer as `pts`, which then goes up
-  // without the copy (before: one serial copy of the 3m doubles a run).
-  double* grid_points(long m);
   // The downward pass, run by finish() on the far field after the edge terms are added: target
   // t of batch b (bounds `batch`, 2 per batch, ascending) adds, in chain order
   // chain[start[b] .. start[b+1]), each grid's velocities (near + far part) interpolated at t.
@@ -162,7 +161,7 @@ class TreeSumsDevice {
   Staging<TreeSumRange> ranges_;
   Staging<long> index_;  // per launch: batch bounds, near CSR, far CSR
   Staging<double> gpts_;  // the grids' points, launch by launch
-  size_t gpts_op_ = 0;    // grid_points' reservation: its offset and size (−1: none pending)
+  size_t gpts_op_ = 0;    // stage_grid_points' reservation: its offset and its m (−1: none pending)
   long gpts_m_ = -1;
   exec::Buffer<double> gacc_near_, gacc_far_;  // the grids' velocities (this call's, until finish)
   size_t gused_ = 0, gpeak_ = 0;
