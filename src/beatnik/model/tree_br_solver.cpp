@@ -10,6 +10,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "beatnik/base/env.hpp"
@@ -1056,9 +1057,22 @@ void TreeBRSolver::edges() {
     const search::Cluster& B = cl[leaves[b]];
     const long t = B.begin;
     tree::EdgeCounts counts;
-    for (size_t i = 0; i < edge_[b].size(); ++i)
-      tree::edge_sum(tables_[edge_table_[b][i]], edge_[b][i].mx, edge_[b][i].my, xt + t, yt + t, zt + t, B.count(),
-                     rules_.images, eps_, ux + t, uy + t, uz + t, counts);
+    // The batch's targets in order of x and of y, sorted once for all its terms (edge_sum's cuts).
+    thread_local std::vector<long> by[2];
+    bool sorted[2] = {false, false};
+    for (size_t i = 0; i < edge_[b].size(); ++i) {
+      const tree::EdgeTable& tab = tables_[edge_table_[b][i]];
+      const int ax = tab.axis;
+      if (!sorted[ax]) {
+        const double* r = (ax == 0 ? xt : yt) + t;
+        by[ax].resize(B.count());
+        std::iota(by[ax].begin(), by[ax].end(), 0L);
+        std::stable_sort(by[ax].begin(), by[ax].end(), [r](long a, long c) { return r[a] < r[c]; });
+        sorted[ax] = true;
+      }
+      tree::edge_sum(tab, edge_[b][i].mx, edge_[b][i].my, xt + t, yt + t, zt + t, B.count(), rules_.images, eps_,
+                     ux + t, uy + t, uz + t, counts, by[ax].data());
+    }
     terms += B.count() * static_cast<long>(edge_[b].size());
     proxy_pairs += counts.proxy_pairs;
     direct_pairs += counts.direct_pairs;

@@ -75,23 +75,8 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
   for (int c = 0; c < 3; ++c) v[c] += sign * w[c];
 }
 
-// The number of k in [a, b) with nearest_image(r − key[k], L, h) > above: on sorted keys the
-// predicate holds on a prefix, so a + the count is the first k where it fails (first_false's
-// answer), counted without branches. For slabs up to kCountedSlab keys.
-constexpr long kCountedSlab = 256;
-__attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
-long count_above(const double* __restrict key, long a, long b, double r, double L, double h, int above) {
-  if (!(h > 0.0 && L > 0.0)) return 0 > above ? b - a : 0;  // a₀ = 0 throughout
-  const double zl = kCentringShift * L;
-  long c = 0;
-#pragma omp simd reduction(+ : c)
-  for (long k = a; k < b; ++k) {
-    const double s = (r - key[k]) + zl;  // as image_centre forms it
-    const long a0 = static_cast<long>(s >= h) - static_cast<long>(s < -h);
-    c += a0 > above;
-  }
-  return c;
-}
+// The edge sums step a cut over at most this many keys per target (else a binary search).
+constexpr long kSteppedSlab = 16;
 
 // out = a − b over n doubles (a group's strengths from two prefix rows), cloned to vectorise.
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
@@ -243,7 +228,8 @@ void edge_pairs_portable(const double* px, const double* py, const double* pz, c
 }  // namespace detail
 
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
-              const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts) {
+              const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts,
+              const long* by_r) {
   const int d = t.axis, mm = d == 0 ? mx : my, m = t.m;
   const double L = img.period[d], h = img.centring_half(d);
   const double ox = mx * img.period[0], oy = my * img.period[1];
@@ -270,22 +256,38 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   }
   const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
   const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
-  // Over a narrow slab the predicate's true prefix is counted in the SIMD lanes (the same cut as
-  // the binary search, whose branches mispredict about every other step).
-  const bool count_lo = lo1 - lo0 <= kCountedSlab, count_hi = hi1 - hi0 <= kCountedSlab;
   // Each target's cuts and the nearest prefix rows to them; the sources between a row and the cut
-  // are summed directly.
+  // are summed directly. The cuts are non-decreasing in r, so with the targets in order of r each
+  // is found by stepping on from the previous target's: O(nt + slab) tests of the predicate for
+  // the batch, where a binary search per target took O(nt log slab) with a mispredicted branch at
+  // about every other step (and a column's targets, which share r or nearly, repeated it).
   thread_local std::vector<long> cuts;  // per target: lo, hi, jl, jh
   thread_local std::vector<double> pv;  // per target: the proxies' velocity, where summed in a group
   thread_local std::vector<char> done;  // … and whether it was
+  thread_local std::vector<long> sorted;
   cuts.resize(4 * nt);
   pv.resize(3 * nt);
   done.assign(nt, 0);
-  for (long q = 0; q < nt; ++q) {
-    const long lo = count_lo ? lo0 + count_above(key, lo0, lo1, tr[q], L, h, mm + img.k)
-                             : cut_lo(tr[q], lo0, lo1);
-    const long hi = count_hi ? hi0 + count_above(key, hi0, hi1, tr[q], L, h, mm - img.k - 1)
-                             : cut_hi(tr[q], hi0, hi1);
+  if (!by_r) {
+    sorted.resize(nt);
+    std::iota(sorted.begin(), sorted.end(), 0L);
+    std::stable_sort(sorted.begin(), sorted.end(), [tr](long a, long b) { return tr[a] < tr[b]; });
+    by_r = sorted.data();
+  }
+  // (A slab far wider than the batch, not seen on meshes, takes a binary search from the last cut.)
+  const int above_lo = mm + img.k, atleast_hi = mm - img.k;
+  const bool step_lo = lo1 - lo0 <= kSteppedSlab * nt, step_hi = hi1 - hi0 <= kSteppedSlab * nt;
+  for (long i = 0, lo = lo0, hi = hi0; i < nt; ++i) {
+    const long q = by_r[i];
+    const double r = tr[q];
+    if (step_lo)
+      while (lo < lo1 && nearest_image(r - key[lo], L, h) > above_lo) ++lo;
+    else
+      lo = cut_lo(r, lo, lo1);
+    if (step_hi)
+      while (hi < hi1 && nearest_image(r - key[hi], L, h) >= atleast_hi) ++hi;
+    else
+      hi = cut_hi(r, hi, hi1);
     cuts[4 * q] = lo, cuts[4 * q + 1] = hi;
     cuts[4 * q + 2] = std::min((lo + B / 2) / B, rows), cuts[4 * q + 3] = std::min((hi + B / 2) / B, rows);
   }

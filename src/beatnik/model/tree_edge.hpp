@@ -55,8 +55,10 @@ struct EdgeCounts {
 };
 // Adds to (ux, uy, uz)[t], t < nt, the velocity of the sources of t's interval at image (mx, my)
 // (offsets mx·L0, my·L1; the other dimension's image is taken by every pair, as the caller's
-// cover test found).
+// cover test found). by_r: the targets' indices in order of their coordinate t.axis (ties in
+// any order; the caller sorts a batch once for all its terms), or null to sort them here.
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
-              const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts);
+              const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts,
+              const long* by_r = nullptr);
 
 }  // namespace beatnik::model::tree
