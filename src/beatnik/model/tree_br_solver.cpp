@@ -10,7 +10,6 @@
 #include <functional>
 #include <iterator>
 #include <limits>
-#include <numeric>
 #include <string>
 
 #include "beatnik/base/env.hpp"
@@ -1064,10 +1063,7 @@ void TreeBRSolver::edges() {
       const tree::EdgeTable& tab = tables_[edge_table_[b][i]];
       const int ax = tab.axis;
       if (!sorted[ax]) {
-        const double* r = (ax == 0 ? xt : yt) + t;
-        by[ax].resize(B.count());
-        std::iota(by[ax].begin(), by[ax].end(), 0L);
-        std::stable_sort(by[ax].begin(), by[ax].end(), [r](long a, long c) { return r[a] < r[c]; });
+        tree::order_by_coordinate((ax == 0 ? xt : yt) + t, B.count(), by[ax]);
         sorted[ax] = true;
       }
       tree::edge_sum(tab, edge_[b][i].mx, edge_[b][i].my, xt + t, yt + t, zt + t, B.count(), rules_.images, eps_,

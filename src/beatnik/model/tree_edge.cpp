@@ -3,6 +3,7 @@
 #include "beatnik/model/tree_edge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -77,6 +78,18 @@ inline void direct(detail::EdgePairsFn pairs, const EdgeTable& t, long k0, long 
 
 // The edge sums step a cut over at most this many keys per target (else a binary search).
 constexpr long kSteppedSlab = 16;
+
+// The sources summed directly beside a target's proxy strengths Q[jh] − Q[jl] (cuts lo, hi; a
+// row every B sources), in this order: at hi, [jh·B, hi) added or [hi, jh·B) taken off; at lo,
+// [jl·B, lo) taken off or [lo, jl·B) added.
+struct DirectPart {
+  long k0, k1;
+  double sign;
+};
+inline std::array<DirectPart, 2> direct_parts(long lo, long hi, long jl, long jh, long B) {
+  return {{{std::min(jh * B, hi), std::max(jh * B, hi), jh * B <= hi ? 1.0 : -1.0},
+           {std::min(jl * B, lo), std::max(jl * B, lo), jl * B <= lo ? -1.0 : 1.0}}};
+}
 
 // out = a − b over n doubles (a group's strengths from two prefix rows), cloned to vectorise.
 __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
@@ -174,11 +187,8 @@ void shared_rows(const EdgeTable& t, int mx, int my, const double* tx, const dou
         cuts_shared = cuts_shared && cuts[4 * q] == lo && cuts[4 * q + 1] == hi;
       }
       if (cuts_shared) {
-        // edge_sum's direct parts: at hi, add [jh·B, hi) or take off [hi, jh·B); at lo the other way.
-        const long B = t.block, n = t.n;
-        const long part[2][3] = {{std::min(jh * B, hi), std::max(jh * B, hi), jh * B <= hi ? 1 : -1},
-                                 {std::min(jl * B, lo), std::max(jl * B, lo), jl * B <= lo ? -1 : 1}};
-        for (const auto& [k0, k1, sign] : part) {
+        const long n = t.n;
+        for (const auto& [k0, k1, sign] : direct_parts(lo, hi, jl, jh, t.block)) {
           const long np = k1 - k0;
           if (np <= 0) continue;
           e.resize(6 * np);
@@ -227,6 +237,12 @@ void edge_pairs_portable(const double* px, const double* py, const double* pz, c
 
 }  // namespace detail
 
+void order_by_coordinate(const double* r, long n, std::vector<long>& order) {
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0L);
+  std::stable_sort(order.begin(), order.end(), [r](long a, long b) { return r[a] < r[b]; });
+}
+
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
               const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts,
               const long* by_r) {
@@ -242,18 +258,17 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   // end (a₀ > m + K), those from hi on below its lower end (a₀ < m − K). a₀ is non-decreasing in
   // the target's coordinate r, so every target's lo and hi lie between those of the batch's
   // extreme r: each search runs over that slab only.
-  auto cut_lo = [&](double r, long a, long b) {
-    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) > mm + img.k; });
-  };
-  auto cut_hi = [&](double r, long a, long b) {
-    return first_false(a, b, [&](long k) { return nearest_image(r - key[k], L, h) >= mm - img.k; });
-  };
+  const auto before_lo = [&](double r, long k) { return nearest_image(r - key[k], L, h) > mm + img.k; };
+  const auto before_hi = [&](double r, long k) { return nearest_image(r - key[k], L, h) >= mm - img.k; };
+  auto cut_lo = [&](double r, long a, long b) { return first_false(a, b, [&](long k) { return before_lo(r, k); }); };
+  auto cut_hi = [&](double r, long a, long b) { return first_false(a, b, [&](long k) { return before_hi(r, k); }); };
   const double* tr = d == 0 ? tx : ty;
-  double rmin = tr[0], rmax = tr[0];
-  for (long q = 1; q < nt; ++q) {
-    rmin = std::min(rmin, tr[q]);
-    rmax = std::max(rmax, tr[q]);
+  thread_local std::vector<long> sorted;
+  if (!by_r) {
+    order_by_coordinate(tr, nt, sorted);
+    by_r = sorted.data();
   }
+  const double rmin = tr[by_r[0]], rmax = tr[by_r[nt - 1]];
   const long lo0 = cut_lo(rmin, 0, t.n), lo1 = cut_lo(rmax, lo0, t.n);
   const long hi0 = cut_hi(rmin, 0, t.n), hi1 = cut_hi(rmax, hi0, t.n);
   // Each target's cuts and the nearest prefix rows to them; the sources between a row and the cut
@@ -264,28 +279,20 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
   thread_local std::vector<long> cuts;  // per target: lo, hi, jl, jh
   thread_local std::vector<double> pv;  // per target: the proxies' velocity, where summed in a group
   thread_local std::vector<char> done;  // … and whether it was
-  thread_local std::vector<long> sorted;
   cuts.resize(4 * nt);
   pv.resize(3 * nt);
   done.assign(nt, 0);
-  if (!by_r) {
-    sorted.resize(nt);
-    std::iota(sorted.begin(), sorted.end(), 0L);
-    std::stable_sort(sorted.begin(), sorted.end(), [tr](long a, long b) { return tr[a] < tr[b]; });
-    by_r = sorted.data();
-  }
   // (A slab far wider than the batch, not seen on meshes, takes a binary search from the last cut.)
-  const int above_lo = mm + img.k, atleast_hi = mm - img.k;
   const bool step_lo = lo1 - lo0 <= kSteppedSlab * nt, step_hi = hi1 - hi0 <= kSteppedSlab * nt;
   for (long i = 0, lo = lo0, hi = hi0; i < nt; ++i) {
     const long q = by_r[i];
     const double r = tr[q];
     if (step_lo)
-      while (lo < lo1 && nearest_image(r - key[lo], L, h) > above_lo) ++lo;
+      while (lo < lo1 && before_lo(r, lo)) ++lo;
     else
       lo = cut_lo(r, lo, lo1);
     if (step_hi)
-      while (hi < hi1 && nearest_image(r - key[hi], L, h) >= atleast_hi) ++hi;
+      while (hi < hi1 && before_hi(r, hi)) ++hi;
     else
       hi = cut_hi(r, hi, hi1);
     cuts[4 * q] = lo, cuts[4 * q + 1] = hi;
@@ -308,14 +315,9 @@ void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double
         for (int c = 0; c < 3; ++c) v[c] = pv[3 * q + c];
       }
       counts.proxy_pairs += m;
-      // hi: add [jh·B, hi) or take off [hi, jh·B); lo the other way round (done[q] = 2: summed
-      // with the group already, in this order).
-      if (done[q] != 2) {
-        if (jh * B <= hi) direct(pairs, t, jh * B, hi, ox, oy, x, y, z, eps, 1.0, v);
-        else direct(pairs, t, hi, jh * B, ox, oy, x, y, z, eps, -1.0, v);
-        if (jl * B <= lo) direct(pairs, t, jl * B, lo, ox, oy, x, y, z, eps, -1.0, v);
-        else direct(pairs, t, lo, jl * B, ox, oy, x, y, z, eps, 1.0, v);
-      }
+      if (done[q] != 2)  // (2: summed with its group already)
+        for (const DirectPart& part : direct_parts(lo, hi, jl, jh, B))
+          direct(pairs, t, part.k0, part.k1, ox, oy, x, y, z, eps, part.sign, v);
       counts.direct_pairs += std::abs(hi - jh * B) + std::abs(lo - jl * B);
     }
     ux[q] += v[0];

@@ -56,7 +56,10 @@ struct EdgeCounts {
 // Adds to (ux, uy, uz)[t], t < nt, the velocity of the sources of t's interval at image (mx, my)
 // (offsets mx·L0, my·L1; the other dimension's image is taken by every pair, as the caller's
 // cover test found). by_r: the targets' indices in order of their coordinate t.axis (ties in
-// any order; the caller sorts a batch once for all its terms), or null to sort them here.
+// any order; the caller sorts a batch once for all its terms with order_by_coordinate), or null
+// to sort them here.
+// The indices 0 … n−1 in order of r[i] (ties by index): edge_sum's by_r.
+void order_by_coordinate(const double* r, long n, std::vector<long>& order);
 void edge_sum(const EdgeTable& t, int mx, int my, const double* tx, const double* ty, const double* tz, long nt,
               const BRImages& img, double eps, double* ux, double* uy, double* uz, EdgeCounts& counts,
               const long* by_r = nullptr);
