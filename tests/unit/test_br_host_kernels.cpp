@@ -7,7 +7,8 @@
 // target ranges. A kernel this CPU lacks must be refused (NotAvailable), not run. The tree
 // solver's kernel (br_targets_host: targets against a list of source ranges, some with the image
 // window's test) against the same kind of serial sum, with target counts around the vector widths;
-// and the edge sums' pair loops (tree_edge_pairs.hpp), which sit beside it.
+// the AVX2 kernels' unchecked path (coordinates that rule out d beyond the float range) against
+// their checked one, bit for bit; and the edge sums' pair loops (tree_edge_pairs.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -333,6 +334,40 @@ TEST(BRHostKernels, TargetsOutsideTheFloatRange) {
   Problem zero = random_sheet(6, 8, true, 1, 0.0, 4);
   for (int c = 0; c < 3; ++c) zero.tgt[c * zero.nt + 2] = zero.src[c * zero.ns + 5];
   expect_targets_match(zero, {{zero.src.data(), zero.ns, 0, 8, 0, 0, false}}, "d = 0");
+}
+
+// The AVX2 kernels skip the per-pair range check where the coordinates vouch for every pair
+// (pairs_in_float_range): that path must give the same bits as the checked one. One target 1e20
+// away, appended, turns the check on for the whole call (and that target's pairs are redone by
+// the safe path); every other target's sums must not change by a bit. Exact block and tree kernel.
+TEST(BRHostKernels, Avx2RangeCheckChangesNoBits) {
+  if (!model::br_host_kernel_supported(BRHostKernel::Avx2)) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  for (bool centred : {true, false}) {
+    Problem p = random_sheet(21, 37, centred, 1, 1e-3, 91);
+    for (long k = 0; k < p.ns; ++k) p.src[k] *= 2.5;  // nearest images differ within the block
+    Problem q = p;                                     // the same targets and one 1e20 away
+    q.nt = q.t1 = p.nt + 1;
+    q.tgt.clear();
+    for (int c = 0; c < 3; ++c) {
+      q.tgt.insert(q.tgt.end(), p.tgt.begin() + c * p.nt, p.tgt.begin() + (c + 1) * p.nt);
+      q.tgt.push_back(c == 0 ? 1e20 : 0.5);
+    }
+    const std::vector<double> a = run(p, BRHostKernel::Avx2), b = run(q, BRHostKernel::Avx2);
+    for (int c = 0; c < 3; ++c)
+      for (long t = 0; t < p.nt; ++t)
+        EXPECT_EQ(a[c * p.nt + t], b[c * q.nt + t]) << "exact block, centred " << centred << ", target " << t;
+    const std::vector<model::BRSourceRange> ranges{{p.src.data(), p.ns, 0, 20, 0, 0, false},
+                                                   {p.src.data(), p.ns, 10, 37, 1, -1, true},
+                                                   {p.src.data(), p.ns, 0, 37, -1, 0, false}};
+    std::vector<double> u(3 * p.nt, 0.0), v(3 * q.nt, 0.0);
+    model::br_targets_host(p.tgt.data(), p.tgt.data() + p.nt, p.tgt.data() + 2 * p.nt, p.nt, ranges.data(), 3,
+                           p.images, p.eps, u.data(), u.data() + p.nt, u.data() + 2 * p.nt, BRHostKernel::Avx2);
+    model::br_targets_host(q.tgt.data(), q.tgt.data() + q.nt, q.tgt.data() + 2 * q.nt, q.nt, ranges.data(), 3,
+                           q.images, q.eps, v.data(), v.data() + q.nt, v.data() + 2 * q.nt, BRHostKernel::Avx2);
+    for (int c = 0; c < 3; ++c)
+      for (long t = 0; t < p.nt; ++t)
+        EXPECT_EQ(u[c * p.nt + t], v[c * q.nt + t]) << "tree kernel, centred " << centred << ", target " << t;
+  }
 }
 
 // The edge sums' pair loops (model/tree_edge_pairs.hpp: one target against points with

@@ -9,12 +9,14 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
+#include "beatnik/model/br_avx2_math.hpp"
 #include "beatnik/model/br_block_host_tiles.hpp"
 #include "beatnik/model/br_avx512_math.hpp"
 #include "beatnik/model/br_host_kernel.hpp"
@@ -210,6 +212,21 @@ void br_tile_host(double tx, double ty, double tz, const double* xs, const doubl
   tile(s, tx, ty, tz, k0, k1, u);
 }
 
+// The AVX2 tile's range check, once for the block (pairs_in_float_range): the largest |coordinate|
+// of its targets and of its sources moved by the farthest image and the centring shift. O(N) here
+// against the tile's O(N²) pairs; NaN is passed over (it propagates through either path alike).
+static bool block_in_float_range(const BRBlockArgs& a, const detail::BRTileSources& s) {
+  const auto largest = [](const double* x, long k0, long k1, double a0) {
+    for (long k = k0; k < k1; ++k) a0 = std::fabs(x[k]) > a0 ? std::fabs(x[k]) : a0;
+    return a0;
+  };
+  double t = 0.0, src = 0.0, o = std::fabs(s.L0) + std::fabs(s.L1);
+  for (int d = 0; d < 3; ++d) t = largest(a.targets + d * a.nt, a.t0, a.t1, t);
+  for (const double* x : {s.x, s.y, s.z}) src = largest(x, 0, a.ns, src);
+  o += largest(s.ox, 0, s.cx, 0.0) + largest(s.oy, 0, s.cy, 0.0);
+  return pairs_in_float_range(t, src + o, s.eps);
+}
+
 void br_block_host(const BRBlockArgs& a) { br_block_host(a, br_host_kernel_default()); }
 
 void br_block_host(const BRBlockArgs& a, BRHostKernel kernel) {
@@ -222,10 +239,11 @@ void br_block_host(const BRBlockArgs& a, BRHostKernel kernel) {
   for (int i = 0; i < img.count(0); ++i) ox[i] = img.offset(0, i);
   for (int i = 0; i < img.count(1); ++i) oy[i] = img.offset(1, i);
   const double* src = a.sources;
-  const detail::BRTileSources s{src,          src + ns,        src + 2 * ns,        src + 3 * ns,
+  detail::BRTileSources s{src,          src + ns,        src + 2 * ns,        src + 3 * ns,
                                 src + 4 * ns, src + 5 * ns,    img.count(0),        img.count(1),
                                 ox.data(),    oy.data(),       img.period[0],       img.centring_half(0),
                                 img.period[1], img.centring_half(1), a.eps};
+  if (kernel == BRHostKernel::Avx2) s.in_range = block_in_float_range(a, s);
   const detail::BRTileFn tile = tile_of(kernel);
   const long chunks = (a.t1 - a.t0 + kTargetChunk - 1) / kTargetChunk;
 #pragma omp parallel for schedule(dynamic, 1)

@@ -3,8 +3,9 @@
 // that do not depend on the image are formed once; the images are the inner loops, where
 // each pair-image costs about 22 vector operations and no square root or division: d^{-3/2}
 // from a float rsqrt estimate and corrections in double (br_avx2_math.hpp). The float
-// estimate needs d within the normal float range; each tile tracks min and max of d, and a
-// tile with a pair outside [FLT_MIN, FLT_MAX] is redone by the portable tile (d = 0 included,
+// estimate needs d within the normal float range: where the block's coordinates vouch for every
+// pair (BRTileSources::in_range) nothing is tracked; otherwise each tile tracks min and max of d,
+// and a tile with a pair outside [FLT_MIN, FLT_MAX] is redone by the portable tile (d = 0 included,
 // which gives NaN in every path, as br_pair does).
 #include <immintrin.h>
 
@@ -32,8 +33,10 @@ __attribute__((target("avx2,fma"))) double hsum(__m256d v) {
 
 }  // namespace
 
-__attribute__((target("avx2,fma")))
-void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+// Track: the running min and max of d (off where s.in_range vouches for every pair).
+template <bool Track>
+__attribute__((target("avx2,fma"))) void tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long k0,
+                                                   long k1, double* u) {
   const __m256d TX = _mm256_set1_pd(tx), TY = _mm256_set1_pd(ty), TZ = _mm256_set1_pd(tz);
   const __m256d EPS = _mm256_set1_pd(s.eps);
   const __m256d PL0 = _mm256_set1_pd(s.L0), H0 = _mm256_set1_pd(s.h0), NH0 = _mm256_set1_pd(-s.h0);
@@ -62,8 +65,10 @@ void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long 
       for (int ib = 0; ib < cy; ++ib) {
         const __m256d ry = _mm256_sub_pd(ry0, _mm256_set1_pd(s.oy[ib]));
         const __m256d d = _mm256_fmadd_pd(ry, ry, dx);
-        DMIN = _mm256_min_pd(DMIN, d);
-        DMAX = _mm256_max_pd(DMAX, d);
+        if constexpr (Track) {
+          DMIN = _mm256_min_pd(DMIN, d);
+          DMAX = _mm256_max_pd(DMAX, d);
+        }
         const __m256d f = inv_pow_three_halves_avx2(d);
         UX = _mm256_fmadd_pd(_mm256_fnmadd_pd(az, ry, ayrz), f, UX);  // qy·rz − qz·ry
         UY = _mm256_fmadd_pd(vy, f, UY);
@@ -74,7 +79,7 @@ void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long 
   // Every d (NaN aside, which propagates to u as in br_pair) within the float estimate's range?
   const __m256d bad = _mm256_or_pd(_mm256_cmp_pd(DMIN, _mm256_set1_pd(FLT_MIN), _CMP_LT_OQ),
                                    _mm256_cmp_pd(DMAX, _mm256_set1_pd(FLT_MAX), _CMP_GT_OQ));
-  if (kv > k0 && _mm256_movemask_pd(bad) != 0) {
+  if (Track && kv > k0 && _mm256_movemask_pd(bad) != 0) {
     br_tile_portable(s, tx, ty, tz, k0, kv, u);
   } else if (kv > k0) {
     u[0] += hsum(UX);
@@ -82,6 +87,12 @@ void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long 
     u[2] += hsum(UZ);
   }
   if (kv < k1) br_tile_portable(s, tx, ty, tz, kv, k1, u);
+}
+
+__attribute__((target("avx2,fma")))
+void br_tile_avx2(const BRTileSources& s, double tx, double ty, double tz, long k0, long k1, double* u) {
+  if (s.in_range) tile_avx2<false>(s, tx, ty, tz, k0, k1, u);
+  else tile_avx2<true>(s, tx, ty, tz, k0, k1, u);
 }
 
 }  // namespace beatnik::model::detail

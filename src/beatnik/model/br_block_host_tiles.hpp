@@ -12,6 +12,7 @@ struct BRTileSources {
   const double *ox, *oy;      // image offsets relative to the centre (cx and cy entries)
   double L0, h0, L1, h1;      // periods and centring half periods (0: no centring)
   double eps;
+  bool in_range = false;      // every pair's d within the AVX2 estimate's range (pairs_in_float_range)
 };
 
 // Adds to u[0..2] the velocity at target (tx, ty, tz) from sources [k0, k1), every image.

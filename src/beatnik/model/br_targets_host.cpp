@@ -8,7 +8,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <string>
 
 #include "beatnik/base/error.hpp"
@@ -219,9 +221,11 @@ __attribute__((target("avx512f"))) long targets_avx512(const double* tx, const d
 // AVX2 + FMA: 4 targets per vector, V vectors per source broadcast (kAvx2Vectors); d^{-3/2}
 // from the float rsqrt estimate and corrections in double (br_avx2_math.hpp, as the exact
 // solver's AVX2 tile). The window test as in the AVX-512 loop, on all-ones/zero lane masks. The estimate needs d in the
-// float range: d ≥ ε, so with ε ≥ FLT_MIN only d > FLT_MAX can leave it (tracked by a running
-// max); a block that saw one, and every block when ε < FLT_MIN, is swept Safe: each lane outside
-// the range takes sqrt and a division. Each pair's term is thus a function of the pair alone.
+// float range: d ≥ ε, so with ε ≥ FLT_MIN only d > FLT_MAX can leave it. Where the range's and the
+// targets' largest coordinates rule that out (pairs_in_float_range: one pass over each) the sweep
+// tracks nothing; otherwise a running max does, and a block that saw one, and every block when
+// ε < FLT_MIN, is swept Safe: each lane outside the range takes sqrt and a division. Each pair's
+// term is thus a function of the pair alone, whichever path ran.
 struct WindowAvx2 {
   __m256d ok_up[2], ok_dn[2], ok_mid[2];  // all-ones where a₀ = +1, −1, 0 is inside the window
   __m256d shift[2], h[2], nh[2];
@@ -269,7 +273,7 @@ struct Vec3 {
   __m256d x, y, z;
 };
 
-template <bool Win, bool Safe>
+template <bool Win, bool Safe, bool Track>
 __attribute__((target("avx2,fma"), always_inline)) inline int pair_step_avx2(const Vec3& T, __m256d lanes, Vec3& U,
                                                                              const Vec3& S, const Vec3& A,
                                                                              __m256d SX0, __m256d SY0, __m256d EPS,
@@ -280,7 +284,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline int pair_step_avx2(con
   if constexpr (Safe) {
     f = _mm256_blendv_pd(inv_pow_three_halves_exact_avx2(d), inv_pow_three_halves_avx2(d), d_in_float_range(d));
   } else {
-    DMAX = _mm256_max_pd(DMAX, d);
+    if constexpr (Track) DMAX = _mm256_max_pd(DMAX, d);
     f = inv_pow_three_halves_avx2(d);
   }
   const __m256d cx = _mm256_fmsub_pd(A.y, rz, _mm256_mul_pd(A.z, ry));  // qy·rz − qz·ry
@@ -303,7 +307,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline int pair_step_avx2(con
 // V (1–4) vectors of targets against every source of R. The accumulators are named variables,
 // not an array (GCC 12 kept an array of vectors in memory, loaded and stored every step), and the
 // sweep is a function of its own (inlined into the block, its registers were spilled more).
-template <int V, bool Win, bool Safe>
+template <int V, bool Win, bool Safe, bool Track = true>
 __attribute__((target("avx2,fma"), noinline)) long sweep_avx2(const Vec3* T, const __m256d* lanes,
                                                                          Vec3* U, const BRSourceRange& R,
                                                                          const BRImages& img, const WindowAvx2& w,
@@ -321,10 +325,10 @@ __attribute__((target("avx2,fma"), noinline)) long sweep_avx2(const Vec3* T, con
     const Vec3 A{_mm256_set1_pd(qx[s]), _mm256_set1_pd(qy[s]), _mm256_set1_pd(qz[s])};
     __m256d SX0 = S.x, SY0 = S.y;
     if constexpr (Win) SX0 = _mm256_set1_pd(xs[s]), SY0 = _mm256_set1_pd(ys[s]);
-    pairs += pair_step_avx2<Win, Safe>(T[0], lanes[0], u0, S, A, SX0, SY0, EPS, w, DMAX);
-    if constexpr (V > 1) pairs += pair_step_avx2<Win, Safe>(T[1], lanes[1], u1, S, A, SX0, SY0, EPS, w, DMAX);
-    if constexpr (V > 2) pairs += pair_step_avx2<Win, Safe>(T[2], lanes[2], u2, S, A, SX0, SY0, EPS, w, DMAX);
-    if constexpr (V > 3) pairs += pair_step_avx2<Win, Safe>(T[3], lanes[3], u3, S, A, SX0, SY0, EPS, w, DMAX);
+    pairs += pair_step_avx2<Win, Safe, Track>(T[0], lanes[0], u0, S, A, SX0, SY0, EPS, w, DMAX);
+    if constexpr (V > 1) pairs += pair_step_avx2<Win, Safe, Track>(T[1], lanes[1], u1, S, A, SX0, SY0, EPS, w, DMAX);
+    if constexpr (V > 2) pairs += pair_step_avx2<Win, Safe, Track>(T[2], lanes[2], u2, S, A, SX0, SY0, EPS, w, DMAX);
+    if constexpr (V > 3) pairs += pair_step_avx2<Win, Safe, Track>(T[3], lanes[3], u3, S, A, SX0, SY0, EPS, w, DMAX);
   }
   U[0] = u0;
   if constexpr (V > 1) U[1] = u1;
@@ -335,12 +339,13 @@ __attribute__((target("avx2,fma"), noinline)) long sweep_avx2(const Vec3* T, con
 }
 
 // Targets [t0, t0 + 4V) ∩ [0, nt) against range R; the lanes past nt are loaded as zeros and never
-// stored (nor counted).
+// stored (nor counted). in_range: every pair's d is known to lie in the float estimate's range
+// (pairs_in_float_range), so the sweep tracks no running max.
 template <int V>
 __attribute__((target("avx2,fma"))) long block_avx2(const double* tx, const double* ty, const double* tz, long t0,
                                                     long nt, const BRSourceRange& R, const BRImages& img,
-                                                    const WindowAvx2& w, double eps, double* ux, double* uy,
-                                                    double* uz) {
+                                                    const WindowAvx2& w, double eps, bool in_range, double* ux,
+                                                    double* uy, double* uz) {
   static_assert(V >= 1 && V <= 4);
   Vec3 T[V], U[V];
   __m256d lanes[V];
@@ -358,10 +363,13 @@ __attribute__((target("avx2,fma"))) long block_avx2(const double* tx, const doub
   __m256d dmax = _mm256_setzero_pd();
   const bool fast = eps >= FLT_MIN;
   long pairs = 0;
-  if (fast)
+  if (in_range)
+    pairs = R.window ? sweep_avx2<V, true, false, false>(T, lanes, U, R, img, w, eps, dmax)
+                     : sweep_avx2<V, false, false, false>(T, lanes, U, R, img, w, eps, dmax);
+  else if (fast)
     pairs = R.window ? sweep_avx2<V, true, false>(T, lanes, U, R, img, w, eps, dmax)
                      : sweep_avx2<V, false, false>(T, lanes, U, R, img, w, eps, dmax);
-  if (!fast || _mm256_movemask_pd(_mm256_cmp_pd(dmax, _mm256_set1_pd(FLT_MAX), _CMP_GT_OQ)) != 0) {
+  if (!in_range && (!fast || _mm256_movemask_pd(_mm256_cmp_pd(dmax, _mm256_set1_pd(FLT_MAX), _CMP_GT_OQ)) != 0)) {
     for (int v = 0; v < V; ++v) {  // memory still holds the sums before this block
       const long t = t0 + 4 * v;
       U[v] = {_mm256_maskload_pd(ux + t, mask[v]), _mm256_maskload_pd(uy + t, mask[v]),
@@ -384,23 +392,47 @@ __attribute__((target("avx2,fma"))) long block_avx2(const double* tx, const doub
 // 2026-11-26, br_kernel_bench --targets-only).
 inline constexpr int kAvx2Vectors = 3;
 
+// The largest |coordinate| of points [k0, k1) of (x, y, z), x moved by ox and y by oy: a bound for
+// pairs_in_float_range. A NaN coordinate is passed over (NaN propagates through either path of the
+// sweep alike); an infinite one is returned.
+__attribute__((target("avx2,fma"))) double max_abs_avx2(const double* x, const double* y, const double* z, long k0,
+                                                        long k1, double ox, double oy) {
+  const __m256d SIGN = _mm256_set1_pd(-0.0), OX = _mm256_set1_pd(ox), OY = _mm256_set1_pd(oy);
+  __m256d m = _mm256_setzero_pd();  // _mm256_max_pd(v, m) keeps m where v is NaN
+  long k = k0;
+  for (; k + 4 <= k1; k += 4) {
+    m = _mm256_max_pd(_mm256_andnot_pd(SIGN, _mm256_add_pd(_mm256_loadu_pd(x + k), OX)), m);
+    m = _mm256_max_pd(_mm256_andnot_pd(SIGN, _mm256_add_pd(_mm256_loadu_pd(y + k), OY)), m);
+    m = _mm256_max_pd(_mm256_andnot_pd(SIGN, _mm256_loadu_pd(z + k)), m);
+  }
+  alignas(32) double l[4];
+  _mm256_store_pd(l, m);
+  double a = std::max(std::max(l[0], l[1]), std::max(l[2], l[3]));
+  for (; k < k1; ++k)
+    for (const double v : {std::fabs(x[k] + ox), std::fabs(y[k] + oy), std::fabs(z[k])}) a = v > a ? v : a;
+  return a;
+}
+
 __attribute__((target("avx2,fma"))) long targets_avx2(const double* tx, const double* ty, const double* tz, long nt,
                                                       const BRSourceRange* rg, int nr, const BRImages& img,
                                                       double eps, double* ux, double* uy, double* uz) {
   long pairs = 0;
+  const double tmax = max_abs_avx2(tx, ty, tz, 0, nt, 0.0, 0.0);
   for (int r = 0; r < nr; ++r) {
     const BRSourceRange& R = rg[r];
     const WindowAvx2 w = R.window ? window_avx2(window_of(R, img)) : WindowAvx2{};
+    const auto [xs, ys, zs, qx, qy, qz, ox, oy] = sources_of(R, img);
+    const bool in = pairs_in_float_range(tmax, max_abs_avx2(xs, ys, zs, R.k0, R.k1, ox, oy), eps);
     if (!R.window) pairs += (R.k1 - R.k0) * nt;
     // Full passes of kAvx2Vectors vectors, then one pass with as many vectors as the rest needs;
     // the range's sources stay in L1 between passes.
     long t0 = 0;
     for (; nt - t0 > 4 * (kAvx2Vectors - 1); t0 += 4 * kAvx2Vectors)
-      pairs += block_avx2<kAvx2Vectors>(tx, ty, tz, t0, nt, R, img, w, eps, ux, uy, uz);
+      pairs += block_avx2<kAvx2Vectors>(tx, ty, tz, t0, nt, R, img, w, eps, in, ux, uy, uz);
     const long rest = (nt - t0 + 3) / 4;
-    if (rest == 3) pairs += block_avx2<3>(tx, ty, tz, t0, nt, R, img, w, eps, ux, uy, uz);
-    else if (rest == 2) pairs += block_avx2<2>(tx, ty, tz, t0, nt, R, img, w, eps, ux, uy, uz);
-    else if (rest == 1) pairs += block_avx2<1>(tx, ty, tz, t0, nt, R, img, w, eps, ux, uy, uz);
+    if (rest == 3) pairs += block_avx2<3>(tx, ty, tz, t0, nt, R, img, w, eps, in, ux, uy, uz);
+    else if (rest == 2) pairs += block_avx2<2>(tx, ty, tz, t0, nt, R, img, w, eps, in, ux, uy, uz);
+    else if (rest == 1) pairs += block_avx2<1>(tx, ty, tz, t0, nt, R, img, w, eps, in, ux, uy, uz);
   }
   return pairs;
 }
