@@ -1,4 +1,6 @@
 // Exact Birkhoff–Rott kernel benchmark.
+//  0. On the host, first: the core's clock (dependent integer adds) and its 256-bit FMA
+//     throughput, the measure for a kernel's cycles a pair against its operations' bound.
 //  1. Pair-image interactions per second of one block (all targets × all sources × 9
 //     periodic images, the consistent profile's centred 3x3 block) for N = 64², 128², 256²
 //     (512² with --large), on the host (all OpenMP threads) or the GPU (-x cuda). On the host
@@ -132,6 +134,58 @@ double targets_rate(int n, model::BRHostKernel kernel, long range, bool window, 
   return double(pairs) / *seconds;
 }
 
+#if defined(__x86_64__)
+// The core's clock, from a chain of dependent integer adds (one a cycle), and its 256-bit FMA
+// throughput, from ten independent chains of vfmadd231pd (enough to cover the latency): the
+// measure against which a pair kernel's cycles and its operations' bound are read (docs/tree.md,
+// "Not done yet"). Both ~0.1 s; the clock is the one the core runs at now (turbo included).
+double clock_ghz() {
+  const long n = 100000000;
+  const double t0 = wall_seconds();
+  long a = 0;
+  asm volatile("mov %1, %%rcx\n1:\n add $1, %0\n add $1, %0\n add $1, %0\n add $1, %0\n sub $4, %%rcx\n jnz 1b\n"
+               : "+r"(a)
+               : "r"(n)
+               : "rcx", "cc");
+  return double(n) / (wall_seconds() - t0) / 1e9;
+}
+
+__attribute__((target("avx2,fma"))) double fma_vectors_per_second() {
+  const long n = 20000000;
+  const double t0 = wall_seconds();
+  asm volatile(
+      "vxorpd %%ymm0,%%ymm0,%%ymm0\n vxorpd %%ymm1,%%ymm1,%%ymm1\n vxorpd %%ymm2,%%ymm2,%%ymm2\n"
+      "vxorpd %%ymm3,%%ymm3,%%ymm3\n vxorpd %%ymm4,%%ymm4,%%ymm4\n vxorpd %%ymm5,%%ymm5,%%ymm5\n"
+      "vxorpd %%ymm6,%%ymm6,%%ymm6\n vxorpd %%ymm7,%%ymm7,%%ymm7\n vxorpd %%ymm8,%%ymm8,%%ymm8\n"
+      "vxorpd %%ymm9,%%ymm9,%%ymm9\n vxorpd %%ymm14,%%ymm14,%%ymm14\n vxorpd %%ymm15,%%ymm15,%%ymm15\n"
+      "mov %0, %%rcx\n1:\n"
+      "vfmadd231pd %%ymm14,%%ymm15,%%ymm0\n vfmadd231pd %%ymm14,%%ymm15,%%ymm1\n"
+      "vfmadd231pd %%ymm14,%%ymm15,%%ymm2\n vfmadd231pd %%ymm14,%%ymm15,%%ymm3\n"
+      "vfmadd231pd %%ymm14,%%ymm15,%%ymm4\n vfmadd231pd %%ymm14,%%ymm15,%%ymm5\n"
+      "vfmadd231pd %%ymm14,%%ymm15,%%ymm6\n vfmadd231pd %%ymm14,%%ymm15,%%ymm7\n"
+      "vfmadd231pd %%ymm14,%%ymm15,%%ymm8\n vfmadd231pd %%ymm14,%%ymm15,%%ymm9\n"
+      "dec %%rcx\n jnz 1b\n vzeroupper\n"
+      :
+      : "r"(n)
+      : "rcx", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm14",
+        "xmm15");
+  return 10.0 * double(n) / (wall_seconds() - t0);
+}
+
+void print_core_peak() {
+  const double ghz = clock_ghz();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    const double f = fma_vectors_per_second();
+    std::printf("core: %.2f GHz (dependent integer adds), %.3e 256-bit FMAs a second = %.2f a cycle (10 chains)\n",
+                ghz, f, f / (ghz * 1e9));
+  } else {
+    std::printf("core: %.2f GHz (dependent integer adds); no AVX2 + FMA, FMA throughput not measured\n", ghz);
+  }
+}
+#else
+void print_core_peak() { std::printf("core: clock and FMA throughput are measured on x86-64 only\n"); }
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,6 +209,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeats" && i + 1 < argc) repeats_set = std::stoi(argv[++i]);
   }
   if (space == exec::Space::Device && exec::device_count() > 0) exec::set_device(0);
+  if ((kernel || targets) && space == exec::Space::Host && rank == 0) print_core_peak();
   if (kernel && rank == 0) {
     std::printf("Birkhoff-Rott block kernel, %s, %d host thread(s), 9 images (centred 3x3)\n",
                 exec::to_string(space), exec::host_threads());
