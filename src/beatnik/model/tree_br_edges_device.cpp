@@ -16,6 +16,9 @@
 #include <utility>
 
 #include <omp.h>
+#if defined(__GLIBCXX__)
+#include <parallel/algorithm>  // libstdc++'s OpenMP sort
+#endif
 
 #include "beatnik/base/env.hpp"
 #include "beatnik/base/error.hpp"
@@ -219,7 +222,13 @@ double TreeBRSolver::edge_pipe_run(int b0, int b1) {
 #pragma omp critical
     fresh.insert(fresh.end(), mine.begin(), mine.end());
   }
-  std::sort(fresh.begin(), fresh.end());  // slot order: the numbers do not depend on the threads
+  // Slot order: the numbers do not depend on the threads (the slots are unique, so any sort gives
+  // one order; serial, it took 1.4 ms a call at 1024² and 6.7 at 2048² on an H200's host).
+#if defined(__GLIBCXX__)
+  __gnu_parallel::sort(fresh.begin(), fresh.end());
+#else
+  std::sort(fresh.begin(), fresh.end());
+#endif
   const int k0 = edge_dev_->tables(), nk = static_cast<int>(fresh.size());
   std::vector<EdgeTableSpec> specs(nk);
 #pragma omp parallel for schedule(static)

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "beatnik/base/flat_key_map.hpp"
+#include "beatnik/base/sharded_key_map.hpp"
 #include "beatnik/exec/memory.hpp"
 #include "beatnik/model/br_kernel.hpp"
 
@@ -154,7 +154,7 @@ class TreeEdgeDevice {
   double eps_ = 0;
   std::vector<Tab> host_tabs_;  // every table of this call
   // This call's sorted copies by their sources (first source, count, axis): the offset in sorted_.
-  FlatKeyMap sorted_of_;
+  ShardedKeyMap sorted_of_;
   long sorted_used_ = 0, prefix_used_ = 0;          // this call's, in doubles
   long sorted_peak_ = 0, prefix_peak_ = 0, tabs_peak_ = 0;  // the most of any call
   // Page-locked staging for the uploads, filled from the front each call.
