@@ -1086,7 +1086,8 @@ int TreeEdgeDevice::add_tables(const std::vector<EdgeTableSpec>& specs) {
     sorted_of_.find_first(keys.data(), nt, first.data());
   }
   // The offsets: each table's sizes in parallel, their running sums, then the tables in parallel
-  // (a serial loop over the tables took 2.4 ms a call at 1024² on an H200's host).
+  // (as one serial loop, after the shards' lookups, they took 2.4 ms a call at 1024² on an H200's
+  // host).
   enum { kItem, kSorted, kPre, kCitem, kPitem, kBitem, kSums };
   std::vector<std::array<long, kSums>> at_k(size_t(nt) + 1);
   bool bad = false;
